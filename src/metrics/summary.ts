@@ -1,0 +1,101 @@
+// The level summary: pure output of metrics over the records of one load level.
+// This is the `level-NN.json` file format and the element type of `summary.json`'s `levels`.
+
+export interface Distribution {
+  count: number;
+  mean: number;
+  std: number;
+  min: number;
+  max: number;
+  /** Keyed `p50`, `p90`, `p95`, `p99`, `p99.9` … (linear interpolation between order statistics). */
+  percentiles: Record<string, number>;
+}
+
+export interface LevelKey {
+  kind: 'concurrency' | 'rate';
+  /** Concurrency (requests in flight) or offered rate (requests/s). */
+  value: number;
+  /** For rate levels, the optional concurrency cap. */
+  maxConcurrency?: number | null;
+}
+
+export interface SpeculativeSummary {
+  /** Σ output tokens / Σ verify steps over the level. */
+  acceptanceLength: number;
+  source: 'meta_info' | 'metrics-counters' | 'metrics-gauge';
+  /** Human note, e.g. "gauge fallback: server average, not this level's". */
+  note?: string;
+  verifySteps?: number;
+  draftTokens?: number;
+  acceptedTokens?: number;
+}
+
+export interface LevelSummary {
+  levelIndex: number;
+  level: LevelKey;
+  /** Measured window in seconds (first measured send → last measured end). */
+  windowS: number;
+  requests: {
+    /** Measured (non-warmup) requests that finished without error. */
+    completed: number;
+    failed: number;
+    warmup: number;
+    /** Requests still running when the level ended (see load docs for how they are counted). */
+    inFlightAtEnd: number;
+  };
+  ttftMs: Distribution | null;
+  ttftContentMs: Distribution | null;
+  chunkItlMs: Distribution | null;
+  tokenItlMs: Distribution | null;
+  tpotMs: Distribution | null;
+  e2eMs: Distribution | null;
+  e2eInclQueueMs: Distribution | null;
+  queueWaitMs: Distribution | null;
+  throughput: {
+    requestsPerS: number;
+    inputTokensPerS: number;
+    outputTokensPerS: number;
+    totalTokensPerS: number;
+    /** Highest output tokens counted in any 1 s bucket of the window. */
+    peakOutputTokensPerS: number;
+  };
+  /** Time-weighted mean number of requests in flight over the window. */
+  achievedConcurrency: number;
+  goodput: { requestsPerS: number; fraction: number; slo: SloSpec } | null;
+  errorsByCode: Record<string, number>;
+  tokenReconciliation: {
+    compared: number;
+    outputMismatches: number;
+    inputMismatches: number;
+    /** How per-chunk token counts were derived, with request counts. */
+    chunkTokenSources: Record<string, number>;
+  };
+  speculative: SpeculativeSummary | null;
+  client: {
+    eventLoopDelayP99Ms: number | null;
+    cpuPercentOfOneCore: number | null;
+    clientLimited: boolean;
+    reason?: string;
+  };
+  validity: {
+    valid: boolean;
+    /** Why not, e.g. "server restarted during the level (start time changed)". */
+    reasons: string[];
+  };
+}
+
+export interface SloSpec {
+  ttft_ms?: number;
+  tpot_ms?: number;
+  e2e_ms?: number;
+}
+
+/** summary.json: the whole run. */
+export interface RunSummary {
+  schema: 'benchgate.summary/1';
+  runId: string;
+  name: string;
+  levels: LevelSummary[];
+  /** Set when the run ended early (interrupt, fatal error). */
+  incomplete?: { reason: string };
+}

@@ -1,0 +1,193 @@
+// The plan schema: the single place where every plan option, its default and its documentation live.
+// `benchgate schema` prints the JSON Schema generated from this file. Keys are snake_case as users write
+// them in YAML. Loading with source positions is in load.ts; this file only describes shapes.
+
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const duration = z
+  .union([z.string().regex(/^(\d+(\.\d+)?(ms|h|m|s)?)+$/, 'a duration such as "90s", "15m" or "1h30m"'), z.number().nonnegative()])
+  .describe('A duration: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m".');
+
+export const tokenLengthSchema = z
+  .union([
+    z.object({ fixed: positiveInt }).strict(),
+    z
+      .object({ uniform: z.tuple([positiveInt, positiveInt]) })
+      .strict()
+      .refine((v) => v.uniform[0] <= v.uniform[1], { message: 'uniform: [a, b] needs a <= b' }),
+    z.object({ normal: z.object({ mean: z.number().positive(), std: z.number().nonnegative() }).strict() }).strict(),
+  ])
+  .describe('Token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).');
+
+export const targetSchema = z
+  .object({
+    url: z.url().optional().describe('Base URL of the server, e.g. http://127.0.0.1:30000. Omit to benchmark the embedded simulator.'),
+    engine: z.enum(['auto', 'sglang', 'vllm', 'llamacpp', 'tgi', 'openai']).default('auto').describe('Engine; auto detects it from its endpoints.'),
+    api: z.enum(['completions', 'chat', 'native']).default('completions').describe('completions: POST /v1/completions; chat: /v1/chat/completions; native: SGLang POST /generate.'),
+    model: z.string().optional().describe('Model name to send; default: the first id of GET /v1/models.'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers. Never written to results (values are redacted).'),
+    api_key_env: z.string().optional().describe('Environment variable holding the API key (sent as Bearer). The key itself is never written anywhere.'),
+    timeouts: z
+      .object({
+        connect_s: z.number().positive().default(10).describe('Connect timeout.'),
+        ttft_s: z.number().positive().default(300).describe('Max time from send to the first token.'),
+        stall_s: z.number().positive().default(60).describe('Max gap between two chunks.'),
+        total_s: z.number().positive().default(1800).describe('Max time for a whole request.'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export const workloadSchema = z
+  .object({
+    dataset: z.string().default('random').describe('"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line).'),
+    input_tokens: tokenLengthSchema.default({ fixed: 1024 }).describe('Prompt length in tokens (random dataset), or a cap for file datasets.'),
+    output_tokens: tokenLengthSchema.default({ fixed: 256 }).describe('Requested output tokens (max_tokens).'),
+    ignore_eos: z.boolean().optional().describe('Ask the server to ignore EOS so outputs have the requested length. Default: true for random, false otherwise.'),
+    temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
+    seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
+    tokenizer: z.string().optional().describe('Path to a local tokenizer.json, used when the server has no /tokenize endpoint.'),
+  })
+  .strict();
+
+export const loadSchema = z
+  .object({
+    kind: z.enum(['concurrency', 'rate']).default('concurrency').describe('concurrency: closed loop, N requests in flight, a new one as each finishes. rate: open loop, arrivals on a seeded schedule regardless of completions.'),
+    levels: z.array(z.number().positive()).min(1).default([1, 4, 16]).describe('Concurrency levels (integers) or offered rates in requests/s.'),
+    arrival: z.enum(['constant', 'poisson', 'gamma']).default('poisson').describe('Open-loop inter-arrival distribution (kind: rate).'),
+    burstiness: z.number().positive().default(1).describe('Gamma shape for arrival: gamma (1 = Poisson; <1 burstier, >1 smoother).'),
+    max_concurrency: positiveInt.optional().describe('Open loop: cap on requests in flight; time waited on the cap is recorded as queue time.'),
+    requests: positiveInt.optional().describe('Measured requests per level. Default 100 when no duration is given.'),
+    duration: duration.optional().describe('Per-level duration; with requests, the level ends at whichever comes first.'),
+    warmup: z.number().int().nonnegative().default(0).describe('Warmup requests per level, sent first and excluded from metrics.'),
+  })
+  .strict();
+
+export const sloSchema = z
+  .object({
+    ttft_ms: z.number().positive().optional(),
+    tpot_ms: z.number().positive().optional(),
+    e2e_ms: z.number().positive().optional(),
+  })
+  .strict()
+  .describe('Service-level objectives for goodput: a request counts when it meets every one given.');
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const expectationSchema = z
+  .union([
+    scalar,
+    z.object({ equals: scalar }).strict(),
+    z.object({ one_of: z.array(scalar).min(1) }).strict(),
+    z.object({ '>=': z.number() }).strict(),
+    z.object({ '<=': z.number() }).strict(),
+    z.object({ regex: z.string() }).strict(),
+    z.object({ present: z.literal(true) }).strict(),
+    z.object({ absent: z.literal(true) }).strict(),
+  ])
+  .describe('A bare value means equals; or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }.');
+
+export const logExpectationSchema = z
+  .object({
+    path: z.string().describe('Log file on the host.'),
+    contains: z.union([z.string(), z.array(z.string())]).optional(),
+    regex: z.union([z.string(), z.array(z.string())]).optional(),
+    must_not_contain: z.union([z.string(), z.array(z.string())]).optional(),
+    required: z.boolean().default(true),
+  })
+  .strict()
+  .describe('Assertions judged only on the lines of the current server start.');
+
+export const expectSchema = z
+  .object({
+    config: z.record(z.string(), expectationSchema).default({}).describe('Expectations on normalised keys (tp_size, speculative.topk, overlap_schedule, …) or engine-native keys (sglang.disable_overlap_schedule).'),
+    logs: z.array(logExpectationSchema).default([]),
+    wait: duration.optional().describe('How long to wait for the server to become healthy (model load). Default: no waiting.'),
+    smoke: z.boolean().default(true).describe('Send one smoke generation with the run\'s own request parameters.'),
+  })
+  .strict();
+
+export const toolSchema = z
+  .object({
+    path: z.string(),
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
+    help: z.string().optional().describe('Command printing the tool\'s help; {path} is replaced by the quoted path, e.g. "python3 {path} --help".'),
+    accepts: z.array(z.string().regex(/^-{1,2}[A-Za-z0-9][\w-]*$/, 'a flag such as --num-requests')).default([]),
+    dry_run: z.string().optional().describe('A command that must exit 0, used instead of (or besides) help parsing.'),
+    required: z.boolean().default(true),
+  })
+  .strict();
+
+export const gpusSchema = z
+  .object({
+    count: positiveInt.optional(),
+    model: z.string().optional().describe('Substring or regex (/.../) the GPU name must match.'),
+    max_memory_used_mib: z.number().nonnegative().optional().describe('Before the run, memory in use per GPU must not exceed this (MiB).'),
+    no_foreign_processes: z.boolean().default(false).describe('Fail when a process other than the server holds the GPUs.'),
+    topology: z.enum(['nvlink', 'pcie']).optional(),
+    required: z.boolean().default(true),
+  })
+  .strict();
+
+export const hostSchema = z
+  .string()
+  .regex(/^(local|ssh:\/\/([^@/\s]+@)?[^:/\s]+(:\d+)?)$/, 'either "local" or ssh://user@host:port')
+  .default('local');
+
+export const launchSchema = z
+  .object({
+    command: z.union([z.string(), z.array(z.string()).min(1)]).describe('Executable (string) or argv array. A string is split on whitespace only; no shell.'),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    host: hostSchema.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, ".", "_" and "-"'),
+    launch: launchSchema.optional(),
+    stop: z
+      .object({ signal: z.enum(['SIGTERM', 'SIGINT', 'SIGKILL']).default('SIGTERM'), command: z.string().optional(), grace: duration.default('30s') })
+      .strict()
+      .prefault({}),
+    url: z.url().optional().describe('URL of this config\'s server; default: the plan target URL.'),
+    log: z.string().optional().describe('Server log path (launch output is also captured into the run directory).'),
+    ready_timeout: duration.default('15m'),
+    expect: expectSchema.partial().optional(),
+  })
+  .strict();
+
+export const planSchema = z
+  .object({
+    name: z.string().optional().describe('Run name; default: the plan file name or "bench".'),
+    target: targetSchema.prefault({}),
+    workload: workloadSchema.prefault({}),
+    load: loadSchema.prefault({}),
+    slo: sloSchema.default({}),
+    percentiles: z.array(z.number().gt(0).lt(100)).default([50, 90, 95, 99]),
+    output: z.string().default('results').describe('Results directory; each run gets <output>/<run-id>/.'),
+    host: hostSchema,
+    expect: expectSchema.prefault({}),
+    tools: z.array(toolSchema).default([]),
+    gpus: gpusSchema.optional(),
+    varies: z.array(z.string()).default([]).describe('Config keys this plan varies on purpose; compare warns about differences in any other key.'),
+    configs: z.array(configSchema).optional().describe('Matrix: server configurations that `benchgate run` launches in turn.'),
+  })
+  .strict();
+
+export type Plan = z.infer<typeof planSchema>;
+export type PlanInput = z.input<typeof planSchema>;
+export type TokenLength = z.infer<typeof tokenLengthSchema>;
+export type Expectation = z.infer<typeof expectationSchema>;
+export type LogExpectation = z.infer<typeof logExpectationSchema>;
+export type ToolSpec = z.infer<typeof toolSchema>;
+export type GpuSpec = z.infer<typeof gpusSchema>;
+export type ConfigSpec = z.infer<typeof configSchema>;
+export type LaunchSpec = z.infer<typeof launchSchema>;
+
+export function planJsonSchema(): unknown {
+  return z.toJSONSchema(planSchema, { io: 'input', unrepresentable: 'any' });
+}
