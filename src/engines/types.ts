@@ -59,3 +59,93 @@ export interface VerifiedTarget {
   /** Hash over normalised config, engine version, model identity and process start time. */
   fingerprint: string;
 }
+
+/** What a request asks for, independent of the engine and API. */
+export interface GenerationParams {
+  api: 'completions' | 'chat' | 'native';
+  model: string;
+  prompt: string;
+  maxTokens: number;
+  ignoreEos: boolean;
+  temperature: number;
+  stream: boolean;
+}
+
+/**
+ * An engine-specific HTTP request for GenerationParams, and how its stream reports tokens:
+ *  - `native-cumulative`: SGLang /generate; each event's meta_info.completion_tokens is cumulative.
+ *  - `openai-continuous-usage`: OpenAI SSE with usage on every chunk (continuous_usage_stats).
+ *  - `openai-final-usage`: OpenAI SSE; usage only in a final chunk (stream_options.include_usage).
+ */
+export interface BuiltRequest {
+  method: 'POST';
+  path: string;
+  body: Record<string, unknown>;
+  tokenAccounting: 'native-cumulative' | 'openai-continuous-usage' | 'openai-final-usage';
+}
+
+/** Minimal HTTP access to the target for adapters (implemented in src/client/target-http.ts). */
+export interface TargetHttp {
+  readonly baseUrl: string;
+  /** GET or POST a path; never throws for HTTP status, only returns it. `error` set on transport failure. */
+  request(path: string, opts?: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number }): Promise<HttpDoc>;
+}
+
+export interface HttpDoc {
+  url: string;
+  status: number | null;
+  contentType: string | null;
+  text: string;
+  /** Parsed JSON when the body is JSON (tolerant of bare Infinity/NaN); undefined otherwise. */
+  json?: unknown;
+  error?: { code: 'BG_E_CONNECT' | 'BG_E_TOTAL_TIMEOUT'; message: string };
+  elapsedMs: number;
+}
+
+/** Speculative-decoding counters scraped from /metrics (cumulative since server start). */
+export interface SpecCounters {
+  drafts?: number;
+  draftTokens?: number;
+  acceptedTokens?: number;
+  verifySteps?: number;
+  /** Server-computed average acceptance length gauge, a labelled fallback only. */
+  acceptLengthGauge?: number;
+  /** Tokens generated (for counter-delta acceptance length). */
+  generationTokens?: number;
+}
+
+export interface LiveReading {
+  facts: ConfigFacts;
+  /** Raw documents keyed by endpoint path. */
+  raw: Record<string, unknown>;
+}
+
+export interface LogReading {
+  facts: ConfigFacts;
+  /** 1-based line numbers where a server start begins (the engine's start marker). */
+  startMarkerLines: number[];
+  /** Wall time of each start marker when the line carries a timestamp (ISO, local time assumed UTC if no zone). */
+  startMarkerTimes: (string | null)[];
+  /** 1-based line of the ready line of the last start, if any. */
+  readyLine: number | null;
+  /** Crash signatures (tracebacks, CUDA errors, watchdog) after the last start. */
+  crashes: { line: number; excerpt: string }[];
+}
+
+export interface EngineAdapter {
+  readonly name: EngineName;
+  /** True when the documents a probe read identify this engine (cheap GETs only). */
+  detect(http: TargetHttp): Promise<boolean>;
+  /** Effective configuration from the live server's endpoints. */
+  readLive(http: TargetHttp): Promise<LiveReading>;
+  /** Configuration and start markers from a server log's text (handles ANSI codes and hard wraps). */
+  readLog(text: string, path: string): LogReading;
+  /** Configuration from the server process's argv and environment. */
+  readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts;
+  /** The HTTP request for a generation. */
+  requestFor(params: GenerationParams): BuiltRequest;
+  /** Speculative counters from a /metrics (Prometheus text) scrape; null when none are exposed. */
+  specCounters(metricsText: string): SpecCounters | null;
+  /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
+  whereToRead(key: string): string | null;
+}

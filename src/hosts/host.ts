@@ -26,3 +26,38 @@ export interface Host {
   readFile(path: string): Promise<string | null>;
   close(): Promise<void>;
 }
+
+/** A long-running process started on a host (a server launched by the matrix). */
+export interface SpawnedProcess {
+  /** PID on the host (for SSH: the remote PID, read back after start). */
+  readonly pid: number;
+  /** Resolves with the exit status (or signal name) when the process ends. */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Sends a signal to the whole process group. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export interface SpawnOptions extends ExecOptions {
+  /** File that receives stdout and stderr (appended), on the machine running benchgate. */
+  outputFile?: string;
+  /** Called with each output line as it arrives. */
+  onLine?: (line: string) => void;
+}
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Start time as ISO wall-clock, from /proc/<pid>/stat + boot time. */
+  startTime: string | null;
+  argv: string[];
+  /** Environment from /proc/<pid>/environ; values of secret-looking keys replaced by "<redacted>". */
+  env: Record<string, string> | null;
+  state: string;
+}
+
+export interface ProcessHost extends Host {
+  spawn(argv: string[], opts?: SpawnOptions): Promise<SpawnedProcess>;
+  /** PIDs listening on a TCP port (from /proc/net/tcp{,6} inode → /proc/<pid>/fd). */
+  listeningPids(port: number): Promise<number[]>;
+  processInfo(pid: number): Promise<ProcessInfo | null>;
+}

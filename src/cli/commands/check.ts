@@ -1,0 +1,5 @@
+// `benchgate check`: placeholder registration until the command is implemented.
+
+import type { Command } from 'commander';
+
+export function registerCheck(_program: Command): void {}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// The benchgate command line: commander wiring only. Each subcommand lives in commands/<name>.ts,
+// parses its flags and calls the library; errors become exit codes in action.ts.
+
+import { Command, CommanderError } from 'commander';
+import { benchgateVersion } from '../core/version.js';
+import { registerBench } from './commands/bench.js';
+import { registerCheck } from './commands/check.js';
+import { registerCompare } from './commands/compare.js';
+import { registerDemo } from './commands/demo.js';
+import { registerRun } from './commands/run.js';
+import { registerSchema } from './commands/schema.js';
+import { registerSim } from './commands/sim.js';
+
+export function buildProgram(): Command {
+  const program = new Command('benchgate')
+    .description('Prove an LLM inference server runs the intended configuration, then benchmark and compare it.')
+    .version(benchgateVersion())
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerDemo(program);
+  registerSim(program);
+  registerBench(program);
+  registerCheck(program);
+  registerRun(program);
+  registerCompare(program);
+  registerSchema(program);
+  for (const c of program.commands) c.exitOverride();
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version exit 0; every parse error is a usage error (2)
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    throw e;
+  }
+}
+
+await main();
