@@ -1,0 +1,410 @@
+// The hot path: one streaming HTTP request becomes one RequestRecord. node:http with a keep-alive
+// agent; each socket read is timestamped first, then split into SSE events and scanned minimally.
+// Every failure ends as a record with a stable error code; this function never throws.
+
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import type { RequestErrorCode } from '../core/errors.js';
+import type { BuiltRequest } from '../engines/types.js';
+import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
+import { type ChunkTokenSource, RECORD_VERSION, type RequestRecord } from './record.js';
+
+export interface StreamTimeouts {
+  connectMs: number;
+  ttftMs: number;
+  stallMs: number;
+  totalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: StreamTimeouts = {
+  connectMs: 10_000,
+  ttftMs: 300_000,
+  stallMs: 60_000,
+  totalMs: 1_800_000,
+};
+
+export interface StreamRequestOptions {
+  /** Base URL of the target, e.g. http://127.0.0.1:30000 (a path prefix is kept). */
+  baseUrl: string;
+  request: BuiltRequest;
+  /** Extra headers (e.g. Authorization); never copied into the record. */
+  headers?: Record<string, string>;
+  timeouts?: Partial<StreamTimeouts>;
+  /** Monotonic ms that record times are relative to (the run's anchor). */
+  originMs: number;
+  id: number;
+  levelIndex: number;
+  warmup: boolean;
+  /** Absolute monotonic ms when the schedule wanted this request sent (default: now). */
+  scheduledAtMs?: number;
+  requestedOutputTokens: number;
+  /** Prompt tokens as the client counted them when building the prompt. */
+  inputTokensClient?: number | null;
+  /** Aborts the request; the record gets BG_E_ABORTED. */
+  signal?: AbortSignal;
+  agent?: http.Agent;
+}
+
+const sharedAgents = new Map<string, http.Agent>();
+
+/** A keep-alive agent per origin with no socket cap: concurrency is the load runner's job. */
+export function keepAliveAgent(baseUrl: string): http.Agent {
+  const u = new URL(baseUrl);
+  const key = `${u.protocol}//${u.host}`;
+  let agent = sharedAgents.get(key);
+  if (!agent) {
+    const opts = { keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, scheduling: 'fifo' as const };
+    agent = u.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+    sharedAgents.set(key, agent);
+  }
+  return agent;
+}
+
+/** Closes idle keep-alive sockets (end of a run). */
+export function destroyAgents(): void {
+  for (const a of sharedAgents.values()) a.destroy();
+  sharedAgents.clear();
+}
+
+const BODY_PREVIEW_BYTES = 300;
+
+function preview(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > BODY_PREVIEW_BYTES ? `${oneLine.slice(0, BODY_PREVIEW_BYTES)}…` : oneLine;
+}
+
+function joinUrl(baseUrl: string, path: string): URL {
+  const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
+  return new URL(base + (path.startsWith('/') ? path : `/${path}`));
+}
+
+/**
+ * Spreads a server total over chunks in proportion to each chunk's text size (largest remainder),
+ * giving every token-carrying chunk at least one token when the total allows it.
+ */
+export function distributeTotal(total: number, weights: number[]): number[] {
+  const n = weights.length;
+  if (n === 0) return [];
+  if (total === n) return weights.map(() => 1);
+  const base = total >= n ? 1 : 0;
+  const rest = total - base * n;
+  const wSum = weights.reduce((a, b) => a + Math.max(b, 1), 0);
+  const exact = weights.map((w) => (rest * Math.max(w, 1)) / wSum);
+  const out = exact.map((x) => base + Math.floor(x));
+  let left = total - out.reduce((a, b) => a + b, 0);
+  const order = exact
+    .map((x, i) => [x - Math.floor(x), i] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (let k = 0; left > 0 && k < order.length; k++, left--) out[order[k][1]]++;
+  return out;
+}
+
+export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord> {
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const origin = opts.originMs;
+  const native = opts.request.tokenAccounting === 'native-cumulative';
+  const perChunkServer = opts.request.tokenAccounting !== 'openai-final-usage';
+  const url = joinUrl(opts.baseUrl, opts.request.path);
+  const body = JSON.stringify(opts.request.body);
+  const lib = url.protocol === 'https:' ? https : http;
+
+  const rec: RequestRecord = {
+    v: RECORD_VERSION,
+    id: opts.id,
+    levelIndex: opts.levelIndex,
+    warmup: opts.warmup,
+    scheduledMs: (opts.scheduledAtMs ?? performance.now()) - origin,
+    sentMs: 0,
+    headersMs: null,
+    chunkMs: [],
+    chunkTokens: [],
+    chunkTokenSource: 'one-per-chunk',
+    firstContentMs: null,
+    endMs: 0,
+    inputTokensServer: null,
+    inputTokensClient: opts.inputTokensClient ?? null,
+    outputTokensServer: null,
+    outputTokensClient: null,
+    requestedOutputTokens: opts.requestedOutputTokens,
+    specVerifySteps: null,
+    finishReason: null,
+    httpStatus: null,
+    error: null,
+  };
+
+  return new Promise<RequestRecord>((resolve) => {
+    const facts: ChunkFacts = emptyFacts();
+    const chunkChars: number[] = [];
+    let lastCumulative = 0;
+    let sawServerPerChunk = false;
+    let sawDone = false;
+    let done = false;
+    let pending = '';
+    let eventData: string | null = null;
+    let sentAbs = 0;
+    let lastDataAbs = 0;
+    let timer: NodeJS.Timeout | null = null;
+    let req: http.ClientRequest | null = null;
+    let res: http.IncomingMessage | null = null;
+    let connectTimer: NodeJS.Timeout | null = null;
+
+    const finish = (code: RequestErrorCode | null, message: string, atAbs = performance.now()): void => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      if (connectTimer) clearTimeout(connectTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      rec.endMs = atAbs - origin;
+      if (code) rec.error = { code, message };
+      finalizeTokens();
+      if (code && req) {
+        req.destroy();
+      }
+      resolve(rec);
+    };
+
+    const finalizeTokens = (): void => {
+      const clientCount = rec.chunkTokens.length;
+      if (sawServerPerChunk && perChunkServer) {
+        rec.chunkTokenSource = 'server-per-chunk';
+        // sum of the per-chunk deltas: disagrees with the server total only if chunks were lost or counts went backwards
+        rec.outputTokensClient = rec.chunkTokens.reduce((a, b) => a + b, 0);
+      } else if (rec.outputTokensServer !== null && clientCount > 0) {
+        rec.outputTokensClient = clientCount;
+        rec.chunkTokens = distributeTotal(rec.outputTokensServer, chunkChars);
+        rec.chunkTokenSource = 'server-total-distributed';
+      } else {
+        rec.outputTokensClient = clientCount;
+        rec.chunkTokenSource = 'one-per-chunk';
+      }
+    };
+
+    const onAbort = (): void => finish('BG_E_ABORTED', 'the request was aborted before it finished.');
+
+    const armTimer = (): void => {
+      // One timer for three deadlines; chunks only update lastDataAbs, the timer re-arms itself lazily.
+      const now = performance.now();
+      const totalAt = sentAbs + t.totalMs;
+      const firstAt = rec.chunkMs.length === 0 ? sentAbs + t.ttftMs : Number.POSITIVE_INFINITY;
+      const stallAt = lastDataAbs + t.stallMs;
+      const next = Math.min(totalAt, firstAt, stallAt);
+      timer = setTimeout(onTimer, Math.max(1, next - now));
+    };
+
+    const onTimer = (): void => {
+      if (done) return;
+      const now = performance.now();
+      if (now >= sentAbs + t.totalMs)
+        return finish(
+          'BG_E_TOTAL_TIMEOUT',
+          `the request took longer than the total timeout of ${t.totalMs} ms.`,
+        );
+      if (rec.chunkMs.length === 0 && now >= sentAbs + t.ttftMs)
+        return finish(
+          'BG_E_TTFT_TIMEOUT',
+          `no token arrived within the first-token timeout of ${t.ttftMs} ms.`,
+        );
+      if (now >= lastDataAbs + t.stallMs)
+        return finish(
+          'BG_E_STALL_TIMEOUT',
+          `no bytes arrived for ${t.stallMs} ms (stall timeout) after ${rec.chunkMs.length} token chunks.`,
+        );
+      armTimer();
+    };
+
+    const onEvent = (data: string, atAbs: number): void => {
+      if (data.length === 6 && data === '[DONE]') {
+        sawDone = true;
+        return;
+      }
+      if (!scanChunk(data, native, facts)) {
+        finish('BG_E_MALFORMED_CHUNK', `a streamed chunk is not a JSON object: ${preview(data)}`, atAbs);
+        return;
+      }
+      if (facts.errorMessage !== null) {
+        finish(
+          'BG_E_STREAM_TRUNCATED',
+          `the stream carried an error event instead of tokens: ${preview(facts.errorMessage)}`,
+          atAbs,
+        );
+        return;
+      }
+      if (facts.promptTokens >= 0) rec.inputTokensServer = facts.promptTokens;
+      if (facts.specVerifySteps >= 0) rec.specVerifySteps = facts.specVerifySteps;
+      let tokens = 0;
+      const visible = facts.contentChars > 0;
+      const carries = visible || facts.reasoningChars > 0;
+      if (facts.completionTokens >= 0) {
+        // cumulative so far (per-chunk usage / meta_info) or the final total (usage-only last chunk)
+        rec.outputTokensServer = facts.completionTokens;
+        if (perChunkServer && (sawServerPerChunk || carries)) {
+          sawServerPerChunk = true;
+          tokens = facts.completionTokens - lastCumulative;
+          if (tokens > 0) lastCumulative = facts.completionTokens;
+          else tokens = 0;
+        }
+      }
+      if (!sawServerPerChunk && carries) tokens = 1;
+      if (tokens > 0) {
+        const rel = atAbs - origin;
+        rec.chunkMs.push(rel);
+        rec.chunkTokens.push(tokens);
+        if (!perChunkServer) chunkChars.push(facts.contentChars + facts.reasoningChars);
+        if (rec.firstContentMs === null && (native ? true : visible)) rec.firstContentMs = rel;
+      }
+      if (facts.finishReason !== null) rec.finishReason = facts.finishReason;
+    };
+
+    const onData = (chunk: string): void => {
+      const atAbs = performance.now();
+      lastDataAbs = atAbs;
+      if (done) return;
+      let buf = pending.length > 0 ? pending + chunk : chunk;
+      let start = 0;
+      for (;;) {
+        const nl = buf.indexOf('\n', start);
+        if (nl < 0) break;
+        let lineEnd = nl;
+        if (lineEnd > start && buf.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+        if (lineEnd === start) {
+          if (eventData !== null) {
+            const d = eventData;
+            eventData = null;
+            onEvent(d, atAbs);
+            if (done) return;
+          }
+        } else if (buf.startsWith('data:', start)) {
+          const from = buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
+          const line = buf.slice(from, lineEnd);
+          eventData = eventData === null ? line : `${eventData}\n${line}`;
+        }
+        // other fields (event:, id:, retry:, comments) carry nothing the metrics need
+        start = nl + 1;
+      }
+      buf = start < buf.length ? buf.slice(start) : '';
+      pending = buf;
+    };
+
+    const onEnd = (): void => {
+      const atAbs = performance.now();
+      if (done) return;
+      if (pending.length > 0) onData('\n\n');
+      if (eventData !== null) {
+        const d = eventData;
+        eventData = null;
+        onEvent(d, atAbs);
+      }
+      if (done) return;
+      if (rec.finishReason === null && !sawDone) {
+        finish(
+          'BG_E_STREAM_TRUNCATED',
+          `the stream ended without a finish reason after ${rec.chunkMs.length} token chunks.`,
+          atAbs,
+        );
+        return;
+      }
+      if (rec.finishReason === null) rec.finishReason = 'done';
+      finish(null, '', atAbs);
+    };
+
+    if (opts.signal?.aborted) {
+      rec.sentMs = performance.now() - origin;
+      finish('BG_E_ABORTED', 'the request was aborted before it was sent.');
+      return;
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const headers: Record<string, string | number> = {
+      ...opts.headers,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'content-length': Buffer.byteLength(body),
+    };
+    try {
+      req = lib.request(url, { method: 'POST', headers, agent: opts.agent ?? keepAliveAgent(opts.baseUrl) });
+    } catch (e) {
+      rec.sentMs = performance.now() - origin;
+      finish('BG_E_CONNECT', `could not start a request to ${url.origin}: ${(e as Error).message}.`);
+      return;
+    }
+    req.setNoDelay?.(true);
+    req.on('socket', (socket) => {
+      socket.setNoDelay(true);
+      if (socket.connecting) {
+        connectTimer = setTimeout(
+          () => finish('BG_E_CONNECT', `could not connect to ${url.host} within ${t.connectMs} ms.`),
+          t.connectMs,
+        );
+        socket.once('connect', () => {
+          if (connectTimer) clearTimeout(connectTimer);
+          connectTimer = null;
+        });
+      }
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (done) return;
+      if (res === null) finish('BG_E_CONNECT', `could not reach ${url.host} (${err.code ?? err.message}).`);
+      else
+        finish(
+          'BG_E_STREAM_TRUNCATED',
+          `the connection broke mid-stream (${err.code ?? err.message}) after ${rec.chunkMs.length} token chunks.`,
+        );
+    });
+    req.on('response', (response) => {
+      res = response;
+      const atAbs = performance.now();
+      lastDataAbs = atAbs;
+      rec.headersMs = atAbs - origin;
+      rec.httpStatus = response.statusCode ?? null;
+      response.setEncoding('utf8');
+      const status = response.statusCode ?? 0;
+      const ctype = String(response.headers['content-type'] ?? '');
+      if (status < 200 || status >= 300 || !ctype.includes('text/event-stream')) {
+        let text = '';
+        response.on('data', (c: string) => {
+          if (text.length < 2048) text += c;
+          lastDataAbs = performance.now();
+        });
+        const settle = (): void => {
+          if (status < 200 || status >= 300)
+            finish(
+              'BG_E_HTTP_STATUS',
+              `HTTP ${status} from POST ${url.pathname}: ${preview(text) || '(empty body)'}`,
+            );
+          else
+            finish(
+              'BG_E_NOT_SSE',
+              `expected an event stream (text/event-stream) from POST ${url.pathname}, got "${ctype || 'no content-type'}": ${preview(text) || '(empty body)'}`,
+            );
+        };
+        response.on('end', settle);
+        response.on('error', settle);
+        return;
+      }
+      response.on('data', onData);
+      response.on('end', onEnd);
+      response.on('error', (err: Error) => {
+        if (!done)
+          finish(
+            'BG_E_STREAM_TRUNCATED',
+            `the stream broke (${err.message}) after ${rec.chunkMs.length} token chunks.`,
+          );
+      });
+      response.on('aborted', () => {
+        if (!done)
+          finish(
+            'BG_E_STREAM_TRUNCATED',
+            `the server closed the stream after ${rec.chunkMs.length} token chunks without a finish.`,
+          );
+      });
+    });
+    sentAbs = performance.now();
+    lastDataAbs = sentAbs;
+    rec.sentMs = sentAbs - origin;
+    armTimer();
+    req.end(body);
+  });
+}
+
+export type { ChunkTokenSource };
