@@ -195,22 +195,16 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     const onTimer = (): void => {
       if (done) return;
       const now = performance.now();
-      if (now >= sentAbs + t.totalMs)
-        return finish(
-          'BG_E_TOTAL_TIMEOUT',
-          `the request took longer than the total timeout of ${t.totalMs} ms.`,
-        );
-      if (rec.chunkMs.length === 0 && now >= sentAbs + t.ttftMs)
-        return finish(
-          'BG_E_TTFT_TIMEOUT',
-          `no token arrived within the first-token timeout of ${t.ttftMs} ms.`,
-        );
-      if (now >= lastDataAbs + t.stallMs)
-        return finish(
-          'BG_E_STALL_TIMEOUT',
-          `no bytes arrived for ${t.stallMs} ms (stall timeout) after ${rec.chunkMs.length} token chunks.`,
-        );
-      armTimer();
+      if (now >= sentAbs + t.totalMs) {
+        finish('BG_E_TOTAL_TIMEOUT', `the request took longer than the total timeout of ${t.totalMs} ms.`);
+      } else if (rec.chunkMs.length === 0 && now >= sentAbs + t.ttftMs) {
+        finish('BG_E_TTFT_TIMEOUT', `no token arrived within the first-token timeout of ${t.ttftMs} ms.`);
+      } else if (now >= lastDataAbs + t.stallMs) {
+        const after = `after ${rec.chunkMs.length} token chunks`;
+        finish('BG_E_STALL_TIMEOUT', `no bytes arrived for ${t.stallMs} ms (stall timeout) ${after}.`);
+      } else {
+        armTimer();
+      }
     };
 
     const onEvent = (data: string, atAbs: number): void => {
