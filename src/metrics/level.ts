@@ -1,9 +1,19 @@
 // Turns the raw request records of one load level into its LevelSummary. Pure: no I/O, no clock.
-// Definitions of every metric and of the measured window live in src/metrics/README-level (header below).
+// Rules: warmup records are excluded from every metric (only counted); failed records are excluded from
+// latency distributions and throughput but counted (requests.failed, errorsByCode, goodput misses, window,
+// achieved concurrency). Definitions: request-latency.ts (latencies), window.ts (measured window, rates,
+// peak, concurrency), goodput.ts, speculative.ts, token-reconciliation.ts, client-limit.ts.
 
-import type { RequestRecord } from '../client/record.js';
+import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../client/record.js';
 import type { SpecCounters } from '../engines/types.js';
+import { judgeClientLimit } from './client-limit.js';
+import { distribution } from './distribution.js';
+import { hasAnySlo, meetsSlo } from './goodput.js';
+import { pushChunkItlMs, pushTokenItlMs, requestLatencies } from './request-latency.js';
+import { speculativeSummary } from './speculative.js';
 import type { LevelKey, LevelSummary, SloSpec } from './summary.js';
+import { reconcileTokens } from './token-reconciliation.js';
+import { achievedConcurrency, measuredWindow, peakOutputTokensPerS, perSecond } from './window.js';
 
 export interface LevelInput {
   levelIndex: number;
@@ -14,12 +24,89 @@ export interface LevelInput {
   percentiles: number[];
   slo: SloSpec;
   inFlightAtEnd: number;
-  specCounters?: { before: SpecCounters | null; after: SpecCounters | null };
+  /** /metrics counters scraped before and after the level (source is informative only). */
+  specCounters?: { before: SpecCounters | null; after: SpecCounters | null; source?: string };
   client?: { eventLoopDelayP99Ms: number | null; cpuPercentOfOneCore: number | null };
   validity?: { valid: boolean; reasons: string[] };
 }
 
 export function summarizeLevel(input: LevelInput): LevelSummary {
-  void input;
-  throw new Error('summarizeLevel: not implemented yet');
+  const measured = input.records.filter((r) => !r.warmup);
+  const completed = measured.filter(succeeded);
+  const failedCount = measured.length - completed.length;
+  const window = measuredWindow(measured);
+
+  const ttft: number[] = [];
+  const ttftContent: number[] = [];
+  const e2e: number[] = [];
+  const e2eInclQueue: number[] = [];
+  const queueWait: number[] = [];
+  const tpot: number[] = [];
+  const chunkItl: number[] = [];
+  const tokenItl: number[] = [];
+  let inputTokenSum = 0;
+  let outputTokenSum = 0;
+  let good = 0;
+  const withSlo = hasAnySlo(input.slo);
+  for (const r of completed) {
+    const lat = requestLatencies(r);
+    if (lat.ttftMs !== null) ttft.push(lat.ttftMs);
+    if (lat.ttftContentMs !== null) ttftContent.push(lat.ttftContentMs);
+    if (lat.e2eMs !== null) e2e.push(lat.e2eMs);
+    if (lat.e2eInclQueueMs !== null) e2eInclQueue.push(lat.e2eInclQueueMs);
+    if (lat.tpotMs !== null) tpot.push(lat.tpotMs);
+    queueWait.push(lat.queueWaitMs);
+    pushChunkItlMs(r, chunkItl);
+    pushTokenItlMs(r, tokenItl);
+    inputTokenSum += inputTokens(r);
+    outputTokenSum += outputTokens(r);
+    if (withSlo && meetsSlo(lat, input.slo)) good++;
+  }
+
+  const errorsByCode: Record<string, number> = {};
+  for (const r of measured) if (r.error) errorsByCode[r.error.code] = (errorsByCode[r.error.code] ?? 0) + 1;
+
+  const p = input.percentiles;
+  const clientCheck = input.client ?? { eventLoopDelayP99Ms: null, cpuPercentOfOneCore: null };
+  return {
+    levelIndex: input.levelIndex,
+    level: input.level,
+    windowS: window.durationS,
+    requests: {
+      completed: completed.length,
+      failed: failedCount,
+      warmup: input.records.length - measured.length,
+      inFlightAtEnd: input.inFlightAtEnd,
+    },
+    ttftMs: distribution(ttft, p),
+    ttftContentMs: distribution(ttftContent, p),
+    chunkItlMs: distribution(chunkItl, p),
+    tokenItlMs: distribution(tokenItl, p),
+    tpotMs: distribution(tpot, p),
+    e2eMs: distribution(e2e, p),
+    e2eInclQueueMs: distribution(e2eInclQueue, p),
+    queueWaitMs: distribution(queueWait, p),
+    throughput: {
+      requestsPerS: perSecond(completed.length, window),
+      inputTokensPerS: perSecond(inputTokenSum, window),
+      outputTokensPerS: perSecond(outputTokenSum, window),
+      totalTokensPerS: perSecond(inputTokenSum + outputTokenSum, window),
+      peakOutputTokensPerS: peakOutputTokensPerS(completed, window),
+    },
+    achievedConcurrency: achievedConcurrency(measured, window),
+    goodput: withSlo
+      ? {
+          requestsPerS: perSecond(good, window),
+          fraction: measured.length > 0 ? good / measured.length : 0,
+          slo: { ...input.slo },
+        }
+      : null,
+    errorsByCode,
+    tokenReconciliation: reconcileTokens(measured),
+    speculative: speculativeSummary(completed, input.specCounters),
+    client: { ...clientCheck, ...judgeClientLimit(clientCheck) },
+    validity: input.validity
+      ? { valid: input.validity.valid, reasons: [...input.validity.reasons] }
+      : { valid: true, reasons: [] },
+  };
 }

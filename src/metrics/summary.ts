@@ -64,8 +64,11 @@ export interface LevelSummary {
   goodput: { requestsPerS: number; fraction: number; slo: SloSpec } | null;
   errorsByCode: Record<string, number>;
   tokenReconciliation: {
+    /** Measured requests with both a server and a client OUTPUT count (outputMismatches is out of these). */
     compared: number;
     outputMismatches: number;
+    /** Measured requests with both a server and a client INPUT count (inputMismatches is out of these). */
+    inputCompared?: number;
     inputMismatches: number;
     /** How per-chunk token counts were derived, with request counts. */
     chunkTokenSources: Record<string, number>;
