@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { findCrash } from './crash-signatures.js';
+
+describe('findCrash', () => {
+  it('finds a Python traceback and reports its line number with context', () => {
+    const lines = [
+      '[2026-01-01 10:00:00] Load weight end.',
+      'Traceback (most recent call last):',
+      '  File "scheduler.py", line 10, in event_loop',
+      'RuntimeError: boom',
+    ];
+    const hit = findCrash(lines, 5);
+    expect(hit?.kind).toBe('python-traceback');
+    expect(hit?.line).toBe(6);
+    expect(hit?.excerpt).toContain('RuntimeError: boom');
+  });
+
+  it('recognises CUDA errors and watchdog SIGQUIT lines, even with colour codes', () => {
+    expect(findCrash(['\x1b[31mRuntimeError: CUDA error: an illegal memory access\x1b[0m'])?.kind).toBe(
+      'cuda-error',
+    );
+    expect(
+      findCrash(['Received sigquit from a child process. It usually means the child failed.'])?.kind,
+    ).toBe('watchdog');
+  });
+
+  it('returns null for a healthy start-up log', () => {
+    const lines = ['server_args=ServerArgs(tp_size=8)', 'The server is fired up and ready to roll!'];
+    expect(findCrash(lines)).toBeNull();
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { VerifiedTarget } from '../engines/types.js';
+import {
+  type ConfigState,
+  decideAfterCheckpoint,
+  decideBeforeLaunch,
+  MATRIX_STATE_FILE,
+  newMatrixState,
+  readMatrixState,
+  verifiedConfigHash,
+  writeMatrixState,
+} from './state.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+function target(topk: number, startTime: string): VerifiedTarget {
+  return {
+    url: 'http://127.0.0.1:1',
+    engine: 'sglang',
+    engineVersion: '0.5.0',
+    model: 'm',
+    config: { 'speculative.topk': { value: topk, source: 'GET /server_info' } },
+    raw: {},
+    processStartTime: startTime,
+    fingerprint: `fp-${topk}-${startTime}`,
+  };
+}
+
+function prev(over: Partial<ConfigState>): ConfigState {
+  return {
+    name: 'a',
+    status: 'running',
+    launchFingerprint: 'L1',
+    verifiedConfigHash: 'H1',
+    completedLevels: [0, 1],
+    lastPid: null,
+    failure: null,
+    supersededRuns: [],
+    ...over,
+  };
+}
+
+describe('matrix state file', () => {
+  it('round-trips through an atomic write', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-state-'));
+    dirs.push(dir);
+    const s = newMatrixState('m1', '/p.yaml');
+    s.configs.a = prev({});
+    await writeMatrixState(dir, s);
+    const back = await readMatrixState(dir);
+    expect(back?.configs.a.completedLevels).toEqual([0, 1]);
+  });
+
+  it('returns null for a directory without state and rejects a foreign file with a clear message', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-state-'));
+    dirs.push(dir);
+    expect(await readMatrixState(dir)).toBeNull();
+    await writeFile(join(dir, MATRIX_STATE_FILE), '{"hello": 1}');
+    await expect(readMatrixState(dir)).rejects.toThrow(/not a benchgate matrix state file/);
+    await writeFile(join(dir, MATRIX_STATE_FILE), '{trunc');
+    await expect(readMatrixState(dir)).rejects.toThrow(/not valid JSON/);
+  });
+});
+
+describe('resume decisions', () => {
+  it('keeps completed levels when launch spec and verified config are unchanged', () => {
+    expect(decideBeforeLaunch(prev({}), 'L1')).toEqual({ action: 'keep', completedLevels: [0, 1] });
+    expect(decideAfterCheckpoint(prev({}), 'H1')).toEqual({ action: 'keep', completedLevels: [0, 1] });
+  });
+
+  it('discards completed levels when the launch spec changed', () => {
+    expect(decideBeforeLaunch(prev({}), 'L2').action).toBe('discard');
+  });
+
+  it('discards completed levels when the server reports a different configuration', () => {
+    expect(decideAfterCheckpoint(prev({}), 'H2').action).toBe('discard');
+  });
+
+  it('starts fresh when nothing was completed', () => {
+    expect(decideBeforeLaunch(undefined, 'L1').action).toBe('fresh');
+    expect(decideBeforeLaunch(prev({ completedLevels: [] }), 'L1').action).toBe('fresh');
+  });
+
+  it('hashes the verified config independently of the process start time but not of its values', () => {
+    expect(verifiedConfigHash(target(1, 'a'))).toBe(verifiedConfigHash(target(1, 'b')));
+    expect(verifiedConfigHash(target(1, 'a'))).not.toBe(verifiedConfigHash(target(4, 'a')));
+  });
+});

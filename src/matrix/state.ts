@@ -1,0 +1,134 @@
+// The matrix state file (<matrix-dir>/matrix-state.json): which levels of which config completed under
+// which fingerprint. Written atomically after every step so `kill -9` at any moment leaves a usable file.
+
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BenchgateError } from '../core/errors.js';
+import type { VerifiedTarget } from '../engines/types.js';
+import { canonicalJson, sha256Hex } from './config-plan.js';
+
+export const MATRIX_STATE_FILE = 'matrix-state.json';
+
+export type ConfigStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+
+export interface ConfigFailure {
+  /** Which stage failed: launch, ready, checkpoint, sweep, teardown, leftovers. */
+  stage: 'launch' | 'ready' | 'checkpoint' | 'sweep' | 'teardown' | 'leftovers' | 'plan';
+  code: string;
+  message: string;
+  /** Evidence lines: failing finding ids, log excerpts with line numbers, PIDs. */
+  evidence: string[];
+}
+
+export interface ConfigState {
+  name: string;
+  status: ConfigStatus;
+  launchFingerprint: string;
+  /** Hash of the verified configuration (facts, engine version, model); null until a checkpoint passed. */
+  verifiedConfigHash: string | null;
+  /** Indices (into the plan's load.levels) of levels completed under these fingerprints. */
+  completedLevels: number[];
+  /** PID (= process group id) of the most recent launch, kept so leftovers can be recognised later. */
+  lastPid: number | null;
+  failure: ConfigFailure | null;
+  /** Levels thrown away because the configuration changed (kept on disk under superseded/). */
+  supersededRuns: string[];
+}
+
+export interface MatrixState {
+  schema: 'benchgate.matrix-state/1';
+  matrixId: string;
+  planPath: string | null;
+  createdAt: string;
+  updatedAt: string;
+  configs: Record<string, ConfigState>;
+}
+
+export function newMatrixState(matrixId: string, planPath: string | null): MatrixState {
+  const now = new Date().toISOString();
+  return {
+    schema: 'benchgate.matrix-state/1',
+    matrixId,
+    planPath,
+    createdAt: now,
+    updatedAt: now,
+    configs: {},
+  };
+}
+
+export async function readMatrixState(dir: string): Promise<MatrixState | null> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, MATRIX_STATE_FILE), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `could not read ${join(dir, MATRIX_STATE_FILE)}: ${(e as Error).message}.`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `${join(dir, MATRIX_STATE_FILE)} is not valid JSON; expected a benchgate matrix state file.`,
+    );
+  }
+  const s = parsed as MatrixState;
+  if (s?.schema !== 'benchgate.matrix-state/1' || typeof s.configs !== 'object') {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `${join(dir, MATRIX_STATE_FILE)} is not a benchgate matrix state file (expected schema "benchgate.matrix-state/1").`,
+    );
+  }
+  return s;
+}
+
+/** Writes the state atomically (temp file + rename), so a kill never leaves half a file. */
+export async function writeMatrixState(dir: string, state: MatrixState): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  state.updatedAt = new Date().toISOString();
+  const tmp = join(dir, `.${MATRIX_STATE_FILE}.${process.pid}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(tmp, join(dir, MATRIX_STATE_FILE));
+}
+
+/**
+ * What identifies "the same configuration" across launches: the normalised facts' values, engine
+ * version and model. Not the process start time (every relaunch changes it) and not the facts' sources.
+ */
+export function verifiedConfigHash(target: VerifiedTarget): string {
+  const values: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(target.config)) values[k] = f.value;
+  return sha256Hex(
+    canonicalJson({ engine: target.engine, version: target.engineVersion, model: target.model, values }),
+  );
+}
+
+export type ResumeDecision =
+  | { action: 'fresh' }
+  | { action: 'keep'; completedLevels: number[] }
+  | { action: 'discard'; reason: string };
+
+/** Before launch: keep the old levels only when the launch spec is unchanged. */
+export function decideBeforeLaunch(
+  previous: ConfigState | undefined,
+  launchFingerprint: string,
+): ResumeDecision {
+  if (!previous || previous.completedLevels.length === 0) return { action: 'fresh' };
+  if (previous.launchFingerprint !== launchFingerprint) {
+    return { action: 'discard', reason: 'its launch spec changed since the interrupted run' };
+  }
+  return { action: 'keep', completedLevels: [...previous.completedLevels] };
+}
+
+/** After the checkpoint: kept levels survive only when the verified configuration is the same too. */
+export function decideAfterCheckpoint(previous: ConfigState | undefined, hash: string): ResumeDecision {
+  if (!previous || previous.completedLevels.length === 0) return { action: 'fresh' };
+  if (previous.verifiedConfigHash !== null && previous.verifiedConfigHash !== hash) {
+    return { action: 'discard', reason: 'the server now reports a different effective configuration' };
+  }
+  return { action: 'keep', completedLevels: [...previous.completedLevels] };
+}
