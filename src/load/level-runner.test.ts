@@ -1,0 +1,149 @@
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../client/record.js';
+import { streamRequest } from '../client/stream-request.js';
+import {
+  completionChunk,
+  type ScriptedServer,
+  sleep,
+  startScriptedServer,
+} from '../client/test-support/scripted-server.js';
+import { type LevelShape, runLevel, type SendArgs } from './level-runner.js';
+
+let srv: ScriptedServer;
+let active = 0;
+let maxActive = 0;
+const origin = performance.now();
+const SERVICE_MS = 30;
+
+beforeAll(async () => {
+  srv = await startScriptedServer({
+    '/v1/completions': async (_q, res) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      await sleep(SERVICE_MS);
+      res.write(`data: ${completionChunk('a', {}, 'length')}\n\ndata: [DONE]\n\n`);
+      active--;
+      res.end();
+    },
+  });
+});
+afterAll(() => srv.close());
+
+let nextId = 0;
+const send = (a: SendArgs): Promise<RequestRecord> =>
+  streamRequest({
+    baseUrl: srv.url,
+    request: {
+      method: 'POST',
+      path: '/v1/completions',
+      body: { prompt: 'x' },
+      tokenAccounting: 'openai-final-usage',
+    },
+    originMs: origin,
+    id: nextId++,
+    levelIndex: 0,
+    warmup: a.warmup,
+    scheduledAtMs: a.scheduledAtMs,
+    requestedOutputTokens: 1,
+    signal: a.signal,
+  });
+
+const shape = (s: Partial<LevelShape>): LevelShape => ({
+  levelIndex: 0,
+  level: { kind: 'concurrency', value: 1 },
+  requests: 10,
+  durationMs: null,
+  warmup: 0,
+  arrival: 'constant',
+  burstiness: 1,
+  seed: 1,
+  ...s,
+});
+
+describe('closed loop', () => {
+  it('keeps exactly N requests in flight and runs warmup to completion before measuring', async () => {
+    maxActive = 0;
+    const seen: RequestRecord[] = [];
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'concurrency', value: 4 }, requests: 12, warmup: 3 }),
+      send,
+      onRecord: (x) => seen.push(x),
+    });
+    expect(maxActive).toBe(4);
+    const warm = r.records.filter((x) => x.warmup);
+    const measured = r.records.filter((x) => !x.warmup);
+    expect(warm).toHaveLength(3);
+    expect(measured).toHaveLength(12);
+    expect(seen).toHaveLength(15);
+    const lastWarmEnd = Math.max(...warm.map((x) => x.endMs));
+    expect(Math.min(...measured.map((x) => x.sentMs))).toBeGreaterThanOrEqual(lastWarmEnd);
+    expect(r.inFlightAtEnd).toBe(0);
+    expect(measured.every((x) => x.error === null)).toBe(true);
+  });
+
+  it('ends a duration-bound level by sending nothing new and recording the requests still in flight', async () => {
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'concurrency', value: 2 }, requests: null, durationMs: 100 }),
+      send,
+    });
+    expect(r.inFlightAtEnd).toBe(2);
+    // every request sent before the deadline is recorded, none sent after it
+    const deadlineRel = r.measuredStartMs - origin + 100;
+    expect(r.records.every((x) => x.sentMs <= deadlineRel)).toBe(true);
+    expect(r.records.filter((x) => x.endMs > deadlineRel)).toHaveLength(2);
+    expect(r.records.every((x) => x.error === null)).toBe(true);
+  });
+});
+
+describe('open loop', () => {
+  it('schedules arrivals on the seeded clock and records time waited on the concurrency cap as queue time', async () => {
+    maxActive = 0;
+    const r = await runLevel({
+      shape: shape({
+        level: { kind: 'rate', value: 200, maxConcurrency: 1 },
+        requests: 6,
+        arrival: 'constant',
+      }),
+      send,
+    });
+    expect(maxActive).toBe(1);
+    const recs = [...r.records].sort((a, b) => a.scheduledMs - b.scheduledMs);
+    expect(recs).toHaveLength(6);
+    // due every 5 ms, independent of completions
+    for (let i = 1; i < recs.length; i++)
+      expect(recs[i].scheduledMs - recs[i - 1].scheduledMs).toBeCloseTo(5, 6);
+    // one at a time at 30 ms each: the k-th request waits for the k earlier ones
+    const queue = recs.map((x) => x.sentMs - x.scheduledMs);
+    expect(queue[5]).toBeGreaterThan(queue[1]);
+    expect(queue[5]).toBeGreaterThanOrEqual(5 * SERVICE_MS - 5 * 5 - 1);
+  });
+
+  it('without a cap sends on schedule even while earlier requests are still running', async () => {
+    maxActive = 0;
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'rate', value: 200 }, requests: 6, arrival: 'constant' }),
+      send,
+    });
+    expect(r.records).toHaveLength(6);
+    expect(maxActive).toBeGreaterThan(1);
+  });
+});
+
+describe('interrupt', () => {
+  it('stops sending, aborts in-flight requests and keeps only complete records', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 75);
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'concurrency', value: 3 }, requests: 1000 }),
+      send,
+      signal: ac.signal,
+    });
+    expect(r.interrupted).toBe(true);
+    expect(r.inFlightAtEnd).toBe(3);
+    expect(r.records.length).toBeGreaterThan(0);
+    expect(r.records.length).toBeLessThan(20);
+    expect(r.records.every((x) => x.error === null)).toBe(true);
+  });
+});

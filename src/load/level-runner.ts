@@ -1,0 +1,214 @@
+// Drives one load level. Closed loop (kind concurrency): N workers, each sends its next request as
+// soon as its previous one ends. Open loop (kind rate): a seeded arrival schedule decides when each
+// request is due, regardless of completions; an optional cap delays sends, and that wait shows as
+// queue time (scheduledMs → sentMs), so coordinated omission cannot hide latency.
+//
+// Warmup requests run first under the same load shape and are all finished before measuring starts.
+// The measured phase ends when `requests` have been sent, or when `durationMs` has elapsed (no new
+// sends after it), whichever comes first. Requests still in flight at that moment are awaited and
+// recorded like any other (they were sent inside the window); their number is `inFlightAtEnd`.
+// On interrupt (signal) in-flight requests are aborted and NOT recorded: only complete records count.
+
+import { performance } from 'node:perf_hooks';
+import type { RequestRecord } from '../client/record.js';
+import type { LevelKey } from '../metrics/summary.js';
+import { type ArrivalKind, arrivalGaps } from './arrivals.js';
+
+export interface LevelShape {
+  levelIndex: number;
+  level: LevelKey;
+  /** Measured requests; null = only duration bounds the level. */
+  requests: number | null;
+  durationMs: number | null;
+  warmup: number;
+  arrival: ArrivalKind;
+  burstiness: number;
+  seed: number;
+}
+
+export interface SendArgs {
+  /** Position within the level (warmup first), used to pick the prompt. */
+  index: number;
+  warmup: boolean;
+  /** Absolute monotonic ms the request was due. */
+  scheduledAtMs: number;
+  signal: AbortSignal;
+}
+
+export interface LevelRunResult {
+  records: RequestRecord[];
+  inFlightAtEnd: number;
+  interrupted: boolean;
+  /** Absolute monotonic ms of the measured phase's start and end. */
+  measuredStartMs: number;
+  measuredEndMs: number;
+}
+
+export interface LevelRunOptions {
+  shape: LevelShape;
+  send: (args: SendArgs) => Promise<RequestRecord>;
+  /** Called with every complete record (warmup included) as it arrives. */
+  onRecord?: (r: RequestRecord) => void;
+  /** Interrupt: stop sending, abort in-flight requests. */
+  signal?: AbortSignal;
+}
+
+const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const delay = atMs - performance.now();
+    if (delay <= 0 || signal.aborted) return resolve();
+    const t = setTimeout(done, delay);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** A counting semaphore whose waiters are served in arrival order. */
+class Slots {
+  private free: number;
+  private readonly waiters: (() => void)[] = [];
+  constructor(n: number) {
+    this.free = n;
+  }
+  acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((r) => this.waiters.push(r));
+  }
+  release(): void {
+    const w = this.waiters.shift();
+    if (w) w();
+    else this.free++;
+  }
+}
+
+interface PhaseState {
+  records: RequestRecord[];
+  /** Requests cut off by an interrupt (not recorded). */
+  abortedByInterrupt: number;
+}
+
+export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
+  const { shape } = opts;
+  const stop = new AbortController(); // aborts in-flight requests on interrupt
+  const onInterrupt = (): void => stop.abort();
+  opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+  const state: PhaseState = { records: [], abortedByInterrupt: 0 };
+  let index = 0;
+
+  const sendOne = async (warmup: boolean, scheduledAtMs: number): Promise<void> => {
+    const i = index++;
+    const r = await opts.send({ index: i, warmup, scheduledAtMs, signal: stop.signal });
+    if (stop.signal.aborted && r.error?.code === 'BG_E_ABORTED') {
+      state.abortedByInterrupt++; // interrupted: not a complete record
+      return;
+    }
+    state.records.push(r);
+    opts.onRecord?.(r);
+  };
+
+  const interrupted = (): boolean => opts.signal?.aborted === true;
+
+  // warmup: same shape, bounded by count only, fully drained
+  if (shape.warmup > 0 && !interrupted()) {
+    await runPhase(shape, shape.warmup, null, true, sendOne, interrupted, opts.signal);
+  }
+  const measuredStartMs = performance.now();
+  const requests = shape.requests ?? (shape.durationMs === null ? 100 : null);
+  const inFlightAtDeadline = await runPhase(
+    shape,
+    requests,
+    shape.durationMs,
+    false,
+    sendOne,
+    interrupted,
+    opts.signal,
+  );
+  const measuredEndMs = performance.now();
+  opts.signal?.removeEventListener('abort', onInterrupt);
+  return {
+    records: state.records,
+    inFlightAtEnd: interrupted() ? state.abortedByInterrupt : inFlightAtDeadline,
+    interrupted: interrupted(),
+    measuredStartMs,
+    measuredEndMs,
+  };
+}
+
+/**
+ * Sends up to `count` requests (null = unbounded) until `durationMs` passes, then waits for every
+ * request that became due (queued ones included). Returns how many were queued or in flight when
+ * the duration ran out (0 when the count ended the phase).
+ */
+async function runPhase(
+  shape: LevelShape,
+  count: number | null,
+  durationMs: number | null,
+  warmup: boolean,
+  sendOne: (warmup: boolean, scheduledAtMs: number) => Promise<void>,
+  interrupted: () => boolean,
+  interruptSignal: AbortSignal | undefined,
+): Promise<number> {
+  const start = performance.now();
+  let issued = 0;
+  let outstanding = 0;
+  let inFlightAtDeadline = 0;
+  let deadlinePassed = false;
+  const wake = new AbortController();
+  const onInterrupt = (): void => wake.abort();
+  interruptSignal?.addEventListener('abort', onInterrupt, { once: true });
+  const deadlineTimer =
+    durationMs === null
+      ? null
+      : setTimeout(() => {
+          deadlinePassed = true;
+          inFlightAtDeadline = outstanding;
+          wake.abort();
+        }, durationMs);
+  const mayStart = (): boolean => !interrupted() && !deadlinePassed && (count === null || issued < count);
+  const cap =
+    shape.level.kind === 'rate' && shape.level.maxConcurrency ? new Slots(shape.level.maxConcurrency) : null;
+  const all: Promise<void>[] = [];
+  const launch = (scheduledAtMs: number): Promise<void> => {
+    issued++;
+    outstanding++;
+    const p = (async () => {
+      if (cap) await cap.acquire(); // time spent here is queue time: scheduledAtMs stays the due time
+      try {
+        if (!interrupted()) await sendOne(warmup, scheduledAtMs);
+      } finally {
+        cap?.release();
+        outstanding--;
+      }
+    })();
+    all.push(p);
+    return p;
+  };
+
+  if (shape.level.kind === 'concurrency') {
+    const workers = Math.max(1, Math.round(shape.level.value));
+    const worker = async (): Promise<void> => {
+      while (mayStart()) await launch(performance.now());
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+  } else {
+    const seed = shape.seed * 31 + shape.levelIndex * 2 + (warmup ? 1 : 0);
+    const gap = arrivalGaps(shape.arrival, shape.level.value, seed, shape.burstiness);
+    let dueAt = start;
+    while (mayStart()) {
+      await sleepUntil(dueAt, wake.signal);
+      if (!mayStart()) break;
+      void launch(dueAt);
+      dueAt += gap();
+    }
+  }
+  await Promise.all(all);
+  if (deadlineTimer) clearTimeout(deadlineTimer);
+  interruptSignal?.removeEventListener('abort', onInterrupt);
+  return inFlightAtDeadline;
+}

@@ -1,0 +1,188 @@
+// Builds the prompts of a level before it starts (no tokenizer calls while measuring): random
+// prompts of exact token lengths, or prompts from ShareGPT-style JSON / JSONL files.
+
+import { readFile } from 'node:fs/promises';
+import { BenchgateError } from '../core/errors.js';
+import { normal, type Rng, seededRng } from '../core/seeded-random.js';
+import type { TokenLength } from '../plan/schema.js';
+import type { PromptTokenizer } from './tokenizer.js';
+
+export interface PromptItem {
+  prompt: string;
+  /** Prompt tokens as measured by the tokenizer (approximate when the tokenizer is). */
+  inputTokens: number;
+  /** max_tokens to request. */
+  outputTokens: number;
+}
+
+// Common English words that are single tokens in mainstream BPE vocabularies (with a leading space).
+const WORDS = (
+  'the of and to in is was for on that with as by at from his he it an were are which this be or has had not ' +
+  'first one their its new after who they have her she two been other when there all during into school time may ' +
+  'years more most only over city some world would where later up such used many can state about national out ' +
+  'known university united then made also three under both him people while being we since well part these ' +
+  'north south east west music team high film season year group between before family through life number'
+).split(' ');
+
+export function sampleLength(spec: TokenLength, rng: Rng): number {
+  if ('fixed' in spec) return spec.fixed;
+  if ('uniform' in spec) return spec.uniform[0] + Math.floor(rng() * (spec.uniform[1] - spec.uniform[0] + 1));
+  return Math.max(1, Math.round(spec.normal.mean + spec.normal.std * normal(rng)));
+}
+
+function words(rng: Rng, n: number, out: string[]): void {
+  while (out.length < n) out.push(WORDS[Math.floor(rng() * WORDS.length)]);
+}
+
+/**
+ * A random prompt of exactly `target` tokens under `tokenizer`: start from the learned
+ * tokens-per-word ratio, rescale, then step one word at a time. Returns the closest count found.
+ */
+async function randomPrompt(
+  target: number,
+  rng: Rng,
+  tokenizer: PromptTokenizer,
+  ratio: { tokensPerWord: number },
+): Promise<{ prompt: string; tokens: number }> {
+  const pool: string[] = [];
+  let n = Math.max(1, Math.round(target / ratio.tokensPerWord));
+  let best = { prompt: '', tokens: -1, diff: Number.POSITIVE_INFINITY };
+  const tried = new Set<number>();
+  for (let attempt = 0; attempt < 12 && !tried.has(n); attempt++) {
+    tried.add(n);
+    words(rng, n, pool);
+    const prompt = pool.slice(0, n).join(' ');
+    const tokens = await tokenizer.count(prompt);
+    const diff = Math.abs(tokens - target);
+    if (diff < best.diff || (diff === best.diff && tokens < target)) best = { prompt, tokens, diff };
+    if (tokens === target) break;
+    if (tokens > 0) ratio.tokensPerWord = tokens / n;
+    const scaled = Math.max(1, Math.round((n * target) / Math.max(tokens, 1)));
+    n = scaled !== n && !tried.has(scaled) ? scaled : Math.max(1, n + (tokens < target ? 1 : -1));
+  }
+  return { prompt: best.prompt, tokens: best.tokens };
+}
+
+interface FilePrompt {
+  prompt: string;
+}
+
+/** Reads a ShareGPT-style JSON array (first human turn of each conversation) or JSONL ({"prompt"|"text"} per line). */
+export async function readPromptFile(path: string): Promise<FilePrompt[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.dataset: cannot read "${path}" (${(e as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  const trimmed = text.trimStart();
+  const out: FilePrompt[] = [];
+  if (trimmed.startsWith('[')) {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      throw new BenchgateError(
+        'BG_E_PLAN_INVALID',
+        `workload.dataset: "${path}" is not valid JSON (${(e as Error).message}).`,
+      );
+    }
+    for (const item of data as unknown[]) {
+      const conv = (
+        item as { conversations?: { from?: string; role?: string; value?: string; content?: string }[] }
+      )?.conversations;
+      const first = conv?.find((t) => t.from === 'human' || t.role === 'user');
+      const value = first?.value ?? first?.content;
+      if (typeof value === 'string' && value.trim() !== '') out.push({ prompt: value });
+    }
+  } else {
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (line === '') continue;
+      let o: { prompt?: unknown; text?: unknown };
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new BenchgateError(
+          'BG_E_PLAN_INVALID',
+          `workload.dataset: ${path}:${i + 1} is not a JSON object line.`,
+        );
+      }
+      const p = typeof o.prompt === 'string' ? o.prompt : typeof o.text === 'string' ? o.text : null;
+      if (p === null) {
+        throw new BenchgateError(
+          'BG_E_PLAN_INVALID',
+          `workload.dataset: ${path}:${i + 1} has no "prompt" (or "text") string.`,
+        );
+      }
+      out.push({ prompt: p });
+    }
+  }
+  if (out.length === 0) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.dataset: "${path}" holds no prompts (expected ShareGPT JSON or JSONL with "prompt").`,
+    );
+  }
+  return out;
+}
+
+export interface PromptSpec {
+  dataset: string;
+  inputTokens: TokenLength;
+  outputTokens: TokenLength;
+  seed: number;
+}
+
+/** Builds `count` prompts for one level; `salt` (the level index) keeps levels' prompts distinct but reproducible. */
+export async function buildPrompts(
+  spec: PromptSpec,
+  count: number,
+  salt: number,
+  tokenizer: PromptTokenizer,
+): Promise<PromptItem[]> {
+  const rng = seededRng(spec.seed * 1_000_003 + salt * 7919 + 1);
+  const out: PromptItem[] = [];
+  if (spec.dataset === 'random') {
+    const ratio = { tokensPerWord: 1 };
+    for (let i = 0; i < count; i++) {
+      const inTok = sampleLength(spec.inputTokens, rng);
+      const outTok = sampleLength(spec.outputTokens, rng);
+      // a unique prefix per request defeats prefix caching across requests
+      const p = await randomPrompt(inTok, rng, tokenizer, ratio);
+      out.push({ prompt: p.prompt, inputTokens: p.tokens, outputTokens: outTok });
+    }
+    return out;
+  }
+  const file = await readPromptFile(spec.dataset);
+  const cap =
+    'fixed' in spec.inputTokens
+      ? spec.inputTokens.fixed
+      : 'uniform' in spec.inputTokens
+        ? spec.inputTokens.uniform[1]
+        : Number.POSITIVE_INFINITY;
+  const counted: PromptItem[] = [];
+  for (let i = 0; i < file.length && counted.length < count * 4 && counted.length < file.length; i++) {
+    const item = file[Math.floor(rng() * file.length)];
+    const tokens = await tokenizer.count(item.prompt);
+    if (tokens <= cap)
+      counted.push({
+        prompt: item.prompt,
+        inputTokens: tokens,
+        outputTokens: sampleLength(spec.outputTokens, rng),
+      });
+    if (counted.length >= count) break;
+  }
+  if (counted.length === 0) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.dataset: no prompt in "${spec.dataset}" fits input_tokens (at most ${cap} tokens).`,
+    );
+  }
+  for (let i = 0; i < count; i++) out.push(counted[i % counted.length]);
+  return out;
+}
