@@ -1,0 +1,79 @@
+// Judges one config expectation (equals, one_of, >=, <=, regex, present, absent) against a fact.
+// Pure: a missing fact is "unknown", never false; the caller decides what unknown means.
+
+import type { ConfigFact } from '../engines/types.js';
+import type { Expectation } from '../plan/schema.js';
+
+type Scalar = string | number | boolean | null;
+
+export type Verdict = { outcome: 'pass' | 'fail' | 'unknown'; expected: string; found: string };
+
+/** Human form of an expectation, e.g. `>= 8`, `one of [1, 4]`, `EAGLE3`. */
+export function describeExpectation(e: Expectation): string {
+  if (e === null || typeof e !== 'object') return JSON.stringify(e);
+  if ('equals' in e) return JSON.stringify(e.equals);
+  if ('one_of' in e) return `one of ${JSON.stringify(e.one_of)}`;
+  if ('>=' in e) return `>= ${e['>=']}`;
+  if ('<=' in e) return `<= ${e['<=']}`;
+  if ('regex' in e) return `matches /${e.regex}/`;
+  if ('present' in e) return 'present';
+  return 'absent';
+}
+
+function asNumber(v: Scalar): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  if (typeof v === 'boolean') return null;
+  return null;
+}
+
+function asBool(v: Scalar): boolean | null {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'true') return true;
+    if (s === 'false') return false;
+  }
+  return null;
+}
+
+/** Equality across the spellings engines use: "8" equals 8, "True" equals true; strings compare exactly. */
+export function valuesEqual(expected: Scalar, found: Scalar): boolean {
+  if (expected === null || found === null) return expected === found;
+  if (typeof expected === 'boolean') return asBool(found) === expected;
+  if (typeof expected === 'number') return asNumber(found) === expected;
+  if (typeof found === 'boolean') return asBool(expected) === found;
+  if (typeof found === 'number') return asNumber(expected) === found;
+  return expected === found;
+}
+
+export function judgeExpectation(e: Expectation, fact: ConfigFact | undefined): Verdict {
+  const expected = describeExpectation(e);
+  const known = fact !== undefined;
+  const value = fact?.value ?? null;
+  const found = known ? JSON.stringify(value) : 'unknown';
+  const verdict = (ok: boolean): Verdict => ({ outcome: ok ? 'pass' : 'fail', expected, found });
+  if (e !== null && typeof e === 'object' && 'absent' in e) return verdict(!known || value === null);
+  if (e !== null && typeof e === 'object' && 'present' in e) {
+    return known ? verdict(value !== null) : { outcome: 'unknown', expected, found };
+  }
+  if (!known) return { outcome: 'unknown', expected, found };
+  if (e === null || typeof e !== 'object') return verdict(valuesEqual(e, value));
+  if ('equals' in e) return verdict(valuesEqual(e.equals, value));
+  if ('one_of' in e) return verdict(e.one_of.some((x) => valuesEqual(x, value)));
+  if ('>=' in e) {
+    const n = asNumber(value);
+    return verdict(n !== null && n >= e['>=']);
+  }
+  if ('<=' in e) {
+    const n = asNumber(value);
+    return verdict(n !== null && n <= e['<=']);
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(e.regex);
+  } catch {
+    return { outcome: 'fail', expected, found: `${found} (the regex is invalid)` };
+  }
+  return verdict(value !== null && re.test(String(value)));
+}
