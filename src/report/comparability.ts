@@ -1,0 +1,101 @@
+// Apples to apples: diffs the verified configurations (and workloads) of the runs against the baseline.
+// A difference in a key the plan does not declare as varied becomes a warning shown above the verdicts.
+
+import type { ConfigDifference, LoadedRun } from './types.js';
+
+/** Flat, comparable facts of a run: verified config, engine identity, and the workload that shaped it. */
+export function runFacts(run: LoadedRun): Map<string, string> | null {
+  const m = run.manifest;
+  const facts = new Map<string, string>();
+  const vt = m?.verifiedTarget;
+  if (vt) {
+    for (const [k, f] of Object.entries(vt.config ?? {})) facts.set(k, String(f?.value));
+    if (!facts.has('engine')) facts.set('engine', vt.engine);
+    if (vt.engineVersion !== null && !facts.has('engine_version'))
+      facts.set('engine_version', vt.engineVersion);
+    if (vt.model !== null && !facts.has('model')) facts.set('model', vt.model);
+  }
+  const plan = m?.plan;
+  if (plan?.workload) {
+    const w = plan.workload;
+    facts.set('workload.dataset', String(w.dataset));
+    facts.set('workload.input_tokens', JSON.stringify(w.input_tokens));
+    facts.set('workload.output_tokens', JSON.stringify(w.output_tokens));
+    if (w.ignore_eos !== undefined) facts.set('workload.ignore_eos', String(w.ignore_eos));
+    facts.set('workload.temperature', String(w.temperature));
+  }
+  if (plan?.target?.api) facts.set('target.api', plan.target.api);
+  return vt || plan ? facts : null;
+}
+
+/**
+ * True when `key` is covered by a declared varied key. Rules: exact match; `a.b` covers `a.b.c`;
+ * `a.*` covers everything under `a`; an engine-native key (`sglang.speculative_eagle_topk`) is covered
+ * when every word of a varied key (`speculative.topk`) appears among its words.
+ */
+export function isVaried(key: string, varies: readonly string[]): boolean {
+  const words = (s: string) =>
+    s
+      .toLowerCase()
+      .split(/[._-]+/)
+      .filter(Boolean);
+  const [engine, ...rest] = key.split('.');
+  const native = ['sglang', 'vllm', 'llamacpp', 'tgi', 'openai'].includes(engine) && rest.length > 0;
+  const keyWords = new Set(words(native ? rest.join('.') : key));
+  for (const raw of varies) {
+    const v = raw.endsWith('.*') ? raw.slice(0, -2) : raw;
+    if (key === v || key.startsWith(`${v}.`)) return true;
+    if (native && words(v).every((w) => keyWords.has(w))) return true;
+  }
+  return false;
+}
+
+export interface Comparability {
+  differences: ConfigDifference[];
+  warnings: string[];
+}
+
+export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): Comparability {
+  const varies = new Set<string>();
+  for (const r of [baseline, ...others]) for (const v of r.manifest?.plan?.varies ?? []) varies.add(v);
+  const variesList = [...varies];
+  const differences: ConfigDifference[] = [];
+  const warnings: string[] = [];
+  const baseFacts = runFacts(baseline);
+  const baseTool = baseline.manifest?.source?.tool ?? 'benchgate';
+  for (const other of others) {
+    const tool = other.manifest?.source?.tool ?? 'benchgate';
+    if (tool !== baseTool) {
+      warnings.push(
+        `${other.name} was measured by ${tool} and ${baseline.name} by ${baseTool}: their metric definitions differ (${other.manifest?.source?.definitions ?? 'see the run manifest'}).`,
+      );
+    }
+    const facts = runFacts(other);
+    if (!baseFacts || !facts) {
+      const missing = !baseFacts ? baseline.name : other.name;
+      warnings.push(
+        `${missing} has no verified configuration, so whether ${other.name} and ${baseline.name} ran comparable setups cannot be checked.`,
+      );
+      continue;
+    }
+    const keys = new Set([...baseFacts.keys(), ...facts.keys()]);
+    const unexpected: string[] = [];
+    for (const key of [...keys].sort()) {
+      const a = baseFacts.get(key) ?? '(unknown)';
+      const b = facts.get(key) ?? '(unknown)';
+      if (a === b) continue;
+      // a fact one side could not read is unknown, not different
+      if (!baseFacts.has(key) || !facts.has(key)) continue;
+      const expected = isVaried(key, variesList);
+      differences.push({ key, baseline: a, other: b, run: other.name, expected });
+      if (!expected) unexpected.push(`${key}: ${a} vs ${b}`);
+    }
+    if (unexpected.length > 0) {
+      warnings.push(
+        `${other.name} differs from ${baseline.name} outside the plan's varied keys (${variesList.length ? variesList.join(', ') : 'none declared'}): ${unexpected.join('; ')}.`,
+      );
+    }
+  }
+  differences.sort((x, y) => Number(x.expected) - Number(y.expected) || x.key.localeCompare(y.key));
+  return { differences, warnings };
+}

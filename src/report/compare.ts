@@ -1,0 +1,178 @@
+// compareRuns: the whole comparison as data. Aligns levels across runs, computes each run's value,
+// its ratio to the baseline with a seeded 95% bootstrap CI from per-request data, then comparability,
+// crossovers and verdicts. Pure: no I/O; renderers turn the result into text, Markdown, JSON, CSV, HTML.
+
+import { BenchgateError } from '../core/errors.js';
+import type { LevelSummary } from '../metrics/summary.js';
+import { bootstrapRatioCI } from './bootstrap.js';
+import { diffConfigs } from './comparability.js';
+import { compareLevelKeys, levelId, levelLabel } from './levels.js';
+import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
+import { type RequestValues, requestValues } from './request-values.js';
+import type { Cell, Comparison, LevelFlag, LevelRow, LoadedRun, MetricId } from './types.js';
+import { buildVerdicts } from './verdicts.js';
+
+export interface CompareOptions {
+  /** Run name to compare against; default: the first run. */
+  baseline?: string;
+  metrics?: MetricId[];
+  /** Bootstrap resamples per (level, metric, run); default 2000. */
+  iterations?: number;
+  seed?: number;
+}
+
+function levelFlags(l: LevelSummary): { flag: LevelFlag; reason: string }[] {
+  const out: { flag: LevelFlag; reason: string }[] = [];
+  if (l.client?.clientLimited)
+    out.push({ flag: 'client-limited', reason: l.client.reason ?? 'the client was the bottleneck' });
+  if (l.validity && !l.validity.valid)
+    out.push({ flag: 'invalid', reason: l.validity.reasons.join('; ') || 'marked invalid' });
+  return out;
+}
+
+/** Per-request values of each level of a run, keyed by level index. */
+function valuesByLevel(run: LoadedRun): Map<number, RequestValues[]> {
+  const m = new Map<number, RequestValues[]>();
+  for (const r of run.records) {
+    const v = requestValues(r);
+    if (!v) continue;
+    const list = m.get(r.levelIndex) ?? [];
+    m.set(r.levelIndex, list);
+    list.push(v);
+  }
+  return m;
+}
+
+export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {}): Comparison {
+  if (runs.length === 0)
+    throw new BenchgateError('BG_E_USAGE', 'compare expects at least one run directory; found none.');
+  const names = runs.map((r) => r.name);
+  const baselineName = opts.baseline ?? names[0];
+  const baseline = runs.find((r) => r.name === baselineName);
+  if (!baseline) {
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `--baseline expects one of the run names (${names.join(', ')}); found "${baselineName}".`,
+    );
+  }
+  const metrics = opts.metrics && opts.metrics.length > 0 ? opts.metrics : DEFAULT_METRICS;
+  const iterations = opts.iterations ?? 2000;
+  const seed = opts.seed ?? 1;
+
+  // level id -> per run level summary
+  const byLevel = new Map<string, Map<string, LevelSummary>>();
+  for (const run of runs) {
+    for (const l of run.summary.levels) {
+      const id = levelId(l.level);
+      const m = byLevel.get(id) ?? new Map<string, LevelSummary>();
+      byLevel.set(id, m);
+      m.set(run.name, l);
+    }
+  }
+  const common = [...byLevel.values()].filter((m) => m.size === runs.length);
+  if (runs.length > 1 && common.length === 0) {
+    const have = runs.map(
+      (r) => `${r.name} has ${r.summary.levels.map((l) => levelLabel(l.level)).join(', ') || 'no levels'}`,
+    );
+    throw new BenchgateError('BG_E_RUN_DIR', `The runs share no load level to compare: ${have.join('; ')}.`);
+  }
+
+  const values = new Map(runs.map((r) => [r.name, valuesByLevel(r)]));
+  const ordered = [...byLevel.values()].sort((a, b) =>
+    compareLevelKeys([...a.values()][0].level, [...b.values()][0].level),
+  );
+  const levels: LevelRow[] = ordered.map((perRun) => {
+    const key = [...perRun.values()][0].level;
+    const flags: LevelRow['flags'] = {};
+    for (const run of runs) {
+      const l = perRun.get(run.name);
+      flags[run.name] = l ? levelFlags(l) : [{ flag: 'missing', reason: 'level not measured in this run' }];
+    }
+    const usable = Object.values(flags).every((f) => f.length === 0);
+    const baseLevel = perRun.get(baseline.name);
+    const baseValues = baseLevel ? (values.get(baseline.name)?.get(baseLevel.levelIndex) ?? []) : [];
+    const cells = {} as Record<MetricId, Cell[]>;
+    for (const m of metrics) {
+      const spec = METRICS[m];
+      const baseValue = baseLevel ? spec.value(baseLevel) : null;
+      cells[m] = runs.map((run): Cell => {
+        const l = perRun.get(run.name);
+        const value = l ? spec.value(l) : null;
+        const own = l ? (values.get(run.name)?.get(l.levelIndex) ?? []) : [];
+        const n = l ? l.requests.completed : 0;
+        if (run === baseline || !l || !baseLevel || value === null || baseValue === null || baseValue === 0) {
+          return { run: run.name, value, ratio: null, ci: null, significant: null, n };
+        }
+        const ratio = value / baseValue;
+        let ci: Cell['ci'] = null;
+        let significant: boolean | null = null;
+        if (spec.supported(baseValues) && spec.supported(own)) {
+          const res = bootstrapRatioCI(
+            baseValues,
+            own,
+            { baseline: spec.statistic(baseLevel, baseValues), other: spec.statistic(l, own) },
+            { iterations, seed: cellSeed(seed, levelId(key), m, run.name) },
+          );
+          if (res) {
+            ci = { low: res.low, high: res.high };
+            significant = res.significant;
+          }
+        }
+        return { run: run.name, value, ratio, ci, significant, n };
+      });
+    }
+    return { level: key, label: levelLabel(key), flags, usable, cells };
+  });
+
+  const { differences, warnings } = diffConfigs(
+    baseline,
+    runs.filter((r) => r !== baseline),
+  );
+  const { verdicts, crossovers } = buildVerdicts(levels, metrics, names, baseline.name);
+
+  return {
+    schema: 'benchgate.compare/1',
+    baseline: baseline.name,
+    runs: runs.map((r) => ({
+      name: r.name,
+      dir: r.dir,
+      source: r.manifest?.source?.tool ?? 'benchgate',
+      engine: r.manifest?.verifiedTarget?.engine ?? null,
+      model: r.manifest?.verifiedTarget?.model ?? null,
+      warnings: r.warnings,
+    })),
+    metrics,
+    levels,
+    configDiff: differences,
+    comparabilityWarnings: warnings,
+    crossovers,
+    verdicts,
+    bootstrap: { iterations, seed, confidence: 0.95 },
+    findings: runs.flatMap((r) =>
+      (r.manifest?.checkpoint?.findings ?? []).map((f) => ({
+        run: r.name,
+        id: f.id,
+        title: f.title,
+        status: f.status,
+        expected: f.expected,
+        found: f.found,
+      })),
+    ),
+    series: runs.map((r) => ({
+      run: r.name,
+      points: [...r.summary.levels]
+        .sort((a, b) => compareLevelKeys(a.level, b.level))
+        .map((l) => ({ level: l.level, summary: l, flags: levelFlags(l).map((f) => f.flag) })),
+    })),
+  };
+}
+
+/** A seed per (level, metric, run), so adding a metric or a run leaves every other CI unchanged. */
+function cellSeed(seed: number, ...parts: string[]): number {
+  let h = 0x811c9dc5 ^ seed;
+  for (const ch of parts.join('|')) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,27 @@
+// Number formatting shared by every renderer, so a value reads the same in text, Markdown, HTML and verdicts.
+
+/** Three significant digits for values, grouped thousands, no exponent. */
+export function formatValue(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  const abs = Math.abs(v);
+  if (abs >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (abs >= 100) return v.toFixed(0);
+  if (abs >= 10) return v.toFixed(1);
+  if (abs >= 1) return v.toFixed(2);
+  return v.toPrecision(3);
+}
+
+/** A ratio as a signed percentage change: 0.77 -> "-23%", 1.052 -> "+5.2%". */
+export function formatChange(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return '—';
+  const p = (ratio - 1) * 100;
+  const digits = Math.abs(p) >= 10 ? 0 : 1;
+  const s = p.toFixed(digits);
+  if (Number(s) === 0) return '±0%';
+  return `${p > 0 ? '+' : ''}${s}%`;
+}
+
+export function formatCi(ci: { low: number; high: number } | null | undefined): string {
+  if (!ci) return 'no CI';
+  return `CI ${formatChange(ci.low)} to ${formatChange(ci.high)}`;
+}

@@ -1,0 +1,115 @@
+// The shapes that flow through the report module: a loaded run in, a Comparison out.
+// Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
+
+import type { RequestRecord } from '../client/record.js';
+import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { Manifest } from '../results/layout.js';
+
+/** One run as read from disk (see src/results/read-run.ts). */
+export interface LoadedRun {
+  /** Display name: the plan's name, else the directory name (made unique by the caller). */
+  name: string;
+  dir: string;
+  manifest: Manifest | null;
+  summary: RunSummary;
+  /** Measured (non-warmup) request records; empty when the run has none (e.g. an aggregate-only import). */
+  records: RequestRecord[];
+  /** Things the reader tolerated and the user should know (truncated requests file, missing summary). */
+  warnings: string[];
+}
+
+export type MetricId =
+  | 'output_throughput'
+  | 'request_throughput'
+  | 'ttft_p50'
+  | 'ttft_p99'
+  | 'tpot_p50'
+  | 'tpot_p99'
+  | 'e2e_p50'
+  | 'e2e_p99'
+  | 'acceptance_length';
+
+export interface ConfidenceInterval {
+  low: number;
+  high: number;
+}
+
+/** One run's value at one level for one metric, and how it compares with the baseline. */
+export interface Cell {
+  run: string;
+  value: number | null;
+  /** value / baseline value; null for the baseline itself or when either is missing. */
+  ratio: number | null;
+  /** 95% percentile-bootstrap CI of the ratio; null without per-request data. */
+  ci: ConfidenceInterval | null;
+  /** CI excludes 1; null when no CI could be computed. */
+  significant: boolean | null;
+  /** Requests behind the value (measured, completed). */
+  n: number;
+}
+
+export type LevelFlag = 'client-limited' | 'invalid' | 'missing';
+
+export interface LevelRow {
+  level: LevelKey;
+  /** Human label, e.g. "c=16" or "2 req/s (cap 64)". */
+  label: string;
+  /** Per run name: why the level is excluded from verdicts (empty when usable). */
+  flags: Record<string, { flag: LevelFlag; reason: string }[]>;
+  /** True when every run has the level and none is flagged. */
+  usable: boolean;
+  cells: Record<MetricId, Cell[]>;
+}
+
+export interface ConfigDifference {
+  key: string;
+  baseline: string;
+  other: string;
+  run: string;
+  /** True when the plan declares the key as varied on purpose. */
+  expected: boolean;
+}
+
+export interface Crossover {
+  run: string;
+  versus: string;
+  metric: MetricId;
+  /** Last level where `run` was significantly better, and first level where it was significantly worse (or vice versa). */
+  from: LevelKey;
+  to: LevelKey;
+  direction: 'better-to-worse' | 'worse-to-better';
+  text: string;
+}
+
+export interface Verdict {
+  run: string;
+  metric: MetricId;
+  /** Sort key: larger means more important. */
+  weight: number;
+  text: string;
+}
+
+export interface Comparison {
+  schema: 'benchgate.compare/1';
+  baseline: string;
+  runs: {
+    name: string;
+    dir: string;
+    source: string;
+    engine: string | null;
+    model: string | null;
+    warnings: string[];
+  }[];
+  metrics: MetricId[];
+  levels: LevelRow[];
+  /** Config differences outside the declared `varies` keys come first. */
+  configDiff: ConfigDifference[];
+  comparabilityWarnings: string[];
+  crossovers: Crossover[];
+  verdicts: Verdict[];
+  bootstrap: { iterations: number; seed: number; confidence: number };
+  /** Checkpoint findings per run (from the manifests), for the HTML report. */
+  findings: { run: string; id: string; title: string; status: string; expected?: string; found?: string }[];
+  /** Per-level points for charts: every level each run has, flagged or not. */
+  series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
+}

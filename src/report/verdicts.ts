@@ -1,0 +1,167 @@
+// Verdicts and crossovers: turns per-level ratios with CIs into plain sentences with their numbers,
+// most important first. Only usable levels (present in every run, not client-limited, not invalid) count.
+
+import type { LevelKey } from '../metrics/summary.js';
+import { formatChange, formatCi } from './format.js';
+import { levelWords } from './levels.js';
+import { METRICS } from './metric-catalog.js';
+import type { Cell, Crossover, LevelRow, MetricId, Verdict } from './types.js';
+
+type Status = 'better' | 'worse' | 'same' | 'untested';
+
+interface Point {
+  level: LevelKey;
+  cell: Cell;
+  status: Status;
+}
+
+const METRIC_PRIORITY: Partial<Record<MetricId, number>> = {
+  output_throughput: 9,
+  request_throughput: 8,
+  ttft_p99: 7,
+  tpot_p50: 6,
+  ttft_p50: 5,
+  e2e_p50: 4,
+  tpot_p99: 3,
+  e2e_p99: 2,
+};
+
+function statusOf(cell: Cell, higherIsBetter: boolean): Status {
+  if (cell.ratio === null || cell.significant === null) return 'untested';
+  if (!cell.significant) return 'same';
+  return cell.ratio > 1 === higherIsBetter ? 'better' : 'worse';
+}
+
+function pointsFor(rows: readonly LevelRow[], metric: MetricId, run: string): Point[] {
+  const spec = METRICS[metric];
+  const out: Point[] = [];
+  for (const row of rows) {
+    if (!row.usable) continue;
+    const cell = row.cells[metric]?.find((c) => c.run === run);
+    if (!cell || cell.value === null) continue;
+    out.push({ level: row.level, cell, status: statusOf(cell, spec.higherIsBetter) });
+  }
+  return out;
+}
+
+const evidence = (p: Point) =>
+  `${formatChange(p.cell.ratio)} at ${p.level.value}${p.cell.ci ? `, ${formatCi(p.cell.ci)}` : ''}`;
+
+const largest = (ps: Point[]) =>
+  ps.reduce((best, p) =>
+    Math.abs((p.cell.ratio ?? 1) - 1) > Math.abs((best.cell.ratio ?? 1) - 1) ? p : best,
+  );
+
+/** "every concurrency >= 8", "every concurrency <= 16", "every concurrency" or "concurrency 2, 8". */
+function where(selected: Point[], all: Point[]): string {
+  const dim = all[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
+  const unit = dim === 'rate' ? ' req/s' : '';
+  const idx = selected.map((p) => all.indexOf(p));
+  const contiguous = idx.every((v, i) => i === 0 || v === idx[i - 1] + 1);
+  if (selected.length === all.length)
+    return `every ${dim} tested (${all[0].level.value}–${all[all.length - 1].level.value}${unit})`;
+  if (contiguous && idx[idx.length - 1] === all.length - 1 && selected.length > 1)
+    return `every ${dim} >= ${selected[0].level.value}${unit}`;
+  if (contiguous && idx[0] === 0 && selected.length > 1)
+    return `every ${dim} <= ${selected[selected.length - 1].level.value}${unit}`;
+  return `${dim} ${selected.map((p) => p.level.value).join(', ')}${unit}`;
+}
+
+function adjective(metric: MetricId, better: boolean): string {
+  const spec = METRICS[metric];
+  const higher = better === spec.higherIsBetter;
+  return `${higher ? 'higher' : 'lower'} ${spec.noun}`;
+}
+
+/** Crossovers of `run` against `versus`: where a significant advantage turns into a significant deficit. */
+export function findCrossovers(
+  rows: readonly LevelRow[],
+  metric: MetricId,
+  run: string,
+  versus: string,
+): Crossover[] {
+  const pts = pointsFor(rows, metric, run).filter((p) => p.status === 'better' || p.status === 'worse');
+  const out: Crossover[] = [];
+  for (let i = 1; i < pts.length; i++) {
+    const a = pts[i - 1];
+    const b = pts[i];
+    if (a.status === b.status) continue;
+    const direction = a.status === 'better' ? 'better-to-worse' : 'worse-to-better';
+    const spec = METRICS[metric];
+    const text =
+      `${run} ${a.status === 'better' ? 'stops beating' : 'starts beating'} ${versus} on ${spec.noun} between ` +
+      `${levelWords(a.level)} (${evidence(a)}) and ${levelWords(b.level)} (${evidence(b)}).`;
+    out.push({ run, versus, metric, from: a.level, to: b.level, direction, text });
+  }
+  return out;
+}
+
+/** One verdict per run and metric (or none when nothing can be said). */
+export function verdictFor(
+  rows: readonly LevelRow[],
+  metric: MetricId,
+  run: string,
+  baseline: string,
+): Verdict | null {
+  const spec = METRICS[metric];
+  if (!spec.inVerdicts) return null;
+  const pts = pointsFor(rows, metric, run);
+  if (pts.length === 0) return null;
+  const priority = METRIC_PRIORITY[metric] ?? 1;
+  const better = pts.filter((p) => p.status === 'better');
+  const worse = pts.filter((p) => p.status === 'worse');
+  const untested = pts.filter((p) => p.status === 'untested');
+  const isThroughput = metric === 'output_throughput' || metric === 'request_throughput';
+  const magnitude = (ps: Point[]) => (ps.length ? Math.abs((largest(ps).cell.ratio ?? 1) - 1) : 0);
+  const weight = (significant: boolean, mag: number) =>
+    (significant ? 1000 : 0) + priority * 100 + Math.min(99, mag * 100);
+
+  if (better.length > 0 && worse.length > 0) {
+    const firstBetter = pts.indexOf(better[0]);
+    const firstWorse = pts.indexOf(worse[0]);
+    const betterFirst = firstBetter < firstWorse;
+    const [early, late] = betterFirst ? [better, worse] : [worse, better];
+    const earlyWord = isThroughput ? (betterFirst ? 'faster' : 'slower') : adjective(metric, betterFirst);
+    const lateWord = isThroughput ? (betterFirst ? 'slower' : 'faster') : adjective(metric, !betterFirst);
+    const text =
+      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${spec.noun})` : ''} at ` +
+      `${where(early, pts)}, ${lateWord} at ${where(late, pts)} ` +
+      `(${evidence(largest(early))}; ${evidence(largest(late))}).`;
+    return { run, metric, weight: weight(true, Math.max(magnitude(better), magnitude(worse))), text };
+  }
+  if (better.length > 0 || worse.length > 0) {
+    const sig = better.length > 0 ? better : worse;
+    const text = `${run} has ${adjective(metric, better.length > 0)} than ${baseline} at ${where(sig, pts)} (${evidence(largest(sig))}).`;
+    return { run, metric, weight: weight(true, magnitude(sig)), text };
+  }
+  if (untested.length === pts.length) {
+    const p = largest(pts);
+    const text = `${run} vs ${baseline}, ${spec.noun}: not tested for significance (no per-request data); largest difference ${formatChange(p.cell.ratio)} at ${levelWords(p.level)}.`;
+    return { run, metric, weight: weight(false, magnitude(pts)) / 10, text };
+  }
+  const tested = pts.filter((p) => p.status === 'same');
+  const p = largest(tested);
+  const text = `${run} and ${baseline} show no significant difference in ${spec.noun} at any level (largest ${evidence(p)}).`;
+  return { run, metric, weight: weight(false, 0) / 10, text };
+}
+
+export function buildVerdicts(
+  rows: readonly LevelRow[],
+  metrics: readonly MetricId[],
+  runs: readonly string[],
+  baseline: string,
+) {
+  const verdicts: Verdict[] = [];
+  const crossovers: Crossover[] = [];
+  for (const run of runs) {
+    if (run === baseline) continue;
+    for (const m of metrics) {
+      if (!METRICS[m].inVerdicts) continue;
+      const v = verdictFor(rows, m, run, baseline);
+      if (v) verdicts.push(v);
+      crossovers.push(...findCrossovers(rows, m, run, baseline));
+    }
+  }
+  verdicts.sort((a, b) => b.weight - a.weight);
+  return { verdicts, crossovers };
+}

@@ -1,0 +1,156 @@
+// Reads a run directory (manifest.json, summary.json or level-NN.json, requests.jsonl) into a LoadedRun.
+// Tolerates what a killed run leaves behind (no summary.json, a truncated last line) and says so;
+// anything that is not a run at all is one clear BG_E_RUN_DIR sentence.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { RequestRecord } from '../client/record.js';
+import { BenchgateError } from '../core/errors.js';
+import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { LoadedRun } from '../report/types.js';
+import { MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new BenchgateError('BG_E_RUN_DIR', `Could not read ${path}: ${(e as Error).message}.`);
+  }
+}
+
+/** JSON.parse that accepts the bare Infinity / NaN some tools write. */
+export function parseLenientJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // replace bare Infinity/-Infinity/NaN outside strings with strings, then revive them as numbers
+    const fixed = text.replace(/("(?:[^"\\]|\\.)*")|-?\bInfinity\b|\bNaN\b/g, (m, str) =>
+      str ? str : `"__bg_num:${m}"`,
+    );
+    return JSON.parse(fixed, (_k, v) =>
+      typeof v === 'string' && v.startsWith('__bg_num:') ? Number(v.slice(9)) : v,
+    );
+  }
+}
+
+function parseJsonFile<T>(text: string, path: string): T {
+  try {
+    return parseLenientJson(text) as T;
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected JSON in ${path}; it does not parse (${(e as Error).message}).`,
+    );
+  }
+}
+
+/** Parses requests.jsonl; a broken final line (a killed run) is dropped with a warning, a broken middle line is an error. */
+export function parseRequestsJsonl(
+  text: string,
+  path: string,
+): { records: RequestRecord[]; warning: string | null } {
+  const lines = text.split('\n');
+  const records: RequestRecord[] = [];
+  let warning: string | null = null;
+  const lastNonEmpty = lines.reduce((acc, l, i) => (l.trim() ? i : acc), -1);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as RequestRecord);
+    } catch {
+      if (i === lastNonEmpty) {
+        warning = `${path}: the last line (${i + 1}) is incomplete, as a killed run leaves it; using the ${records.length} complete records before it.`;
+        break;
+      }
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `Expected one JSON request record per line in ${path}; line ${i + 1} is not valid JSON.`,
+      );
+    }
+  }
+  return { records, warning };
+}
+
+export async function readRun(dir: string): Promise<LoadedRun> {
+  const abs = resolve(dir);
+  const st = await stat(abs).catch(() => null);
+  if (!st?.isDirectory()) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected a run directory at ${dir}; ${st ? 'it is a file' : 'nothing is there'}.`,
+    );
+  }
+  const warnings: string[] = [];
+  const manifestText = await readText(join(abs, MANIFEST_FILE));
+  const manifest =
+    manifestText === null ? null : parseJsonFile<Manifest>(manifestText, join(dir, MANIFEST_FILE));
+  if (manifest !== null && (typeof manifest !== 'object' || manifest.schema !== 'benchgate.manifest/1')) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected ${join(dir, MANIFEST_FILE)} to be a benchgate manifest (schema "benchgate.manifest/1"); found something else.`,
+    );
+  }
+
+  const summaryText = await readText(join(abs, SUMMARY_FILE));
+  let summary: RunSummary;
+  if (summaryText !== null) {
+    summary = parseJsonFile<RunSummary>(summaryText, join(dir, SUMMARY_FILE));
+    if (summary?.schema !== 'benchgate.summary/1' || !Array.isArray(summary.levels)) {
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `Expected ${join(dir, SUMMARY_FILE)} to be a benchgate summary (schema "benchgate.summary/1"); found something else.`,
+      );
+    }
+  } else {
+    const files = (await readdir(abs)).filter((f) => /^level-\d+\.json$/.test(f)).sort();
+    if (manifest === null && files.length === 0) {
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `Expected a benchgate run in ${dir} (manifest.json, summary.json or level-NN.json); found none of them.`,
+      );
+    }
+    const levels: LevelSummary[] = [];
+    for (const f of files)
+      levels.push(parseJsonFile<LevelSummary>((await readText(join(abs, f))) ?? '', join(dir, f)));
+    warnings.push(
+      `${dir} has no summary.json (the run did not finish); using the ${levels.length} level file(s) it wrote.`,
+    );
+    summary = {
+      schema: 'benchgate.summary/1',
+      runId: manifest?.runId ?? basename(abs),
+      name: manifest?.name ?? basename(abs),
+      levels,
+      incomplete: { reason: 'no summary.json' },
+    };
+  }
+  if (summary.incomplete && summaryText !== null)
+    warnings.push(`${dir} ended early: ${summary.incomplete.reason}.`);
+
+  const reqText = await readText(join(abs, REQUESTS_FILE));
+  let records: RequestRecord[] = [];
+  if (reqText !== null) {
+    const parsed = parseRequestsJsonl(reqText, join(dir, REQUESTS_FILE));
+    records = parsed.records.filter((r) => !r.warmup);
+    if (parsed.warning) warnings.push(parsed.warning);
+  }
+  const name = manifest?.name || summary.name || basename(abs);
+  return { name, dir: abs, manifest, summary, records, warnings };
+}
+
+/** Reads several runs and makes their names unique (a repeated name gets its directory name appended). */
+export async function readRuns(dirs: readonly string[]): Promise<LoadedRun[]> {
+  const runs = await Promise.all(dirs.map(readRun));
+  const seen = new Map<string, number>();
+  for (const r of runs) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
+  const used = new Set<string>();
+  for (const r of runs) {
+    if ((seen.get(r.name) ?? 0) > 1) r.name = `${r.name}@${basename(r.dir)}`;
+    let n = r.name;
+    for (let i = 2; used.has(n); i++) n = `${r.name}#${i}`;
+    r.name = n;
+    used.add(n);
+  }
+  return runs;
+}
