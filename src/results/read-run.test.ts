@@ -1,0 +1,87 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BenchgateError } from '../core/errors.js';
+import { specs, writeRunDir } from '../report/test-support.js';
+import { parseLenientJson, readRun, readRuns } from './read-run.js';
+
+const root = await mkdtemp(join(tmpdir(), 'bg-read-run-'));
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+const run = (name: string) => ({ name, levels: [{ concurrency: 2, specs: specs(10, { e2eMs: 100, ttftMs: 10 }) }] });
+
+async function codeOf(p: Promise<unknown>): Promise<[string, string]> {
+  try {
+    await p;
+  } catch (e) {
+    return [(e as BenchgateError).code, (e as Error).message];
+  }
+  return ['none', ''];
+}
+
+describe('readRun', () => {
+  it('reads manifest, summary and measured records of a complete run', async () => {
+    const dir = await writeRunDir(root, run('complete'));
+    const r = await readRun(dir);
+    expect(r.name).toBe('complete');
+    expect(r.summary.levels).toHaveLength(1);
+    expect(r.records).toHaveLength(10);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('uses the complete records of a truncated requests file and says so', async () => {
+    const dir = await writeRunDir(root, run('killed'));
+    const path = join(dir, 'requests.jsonl');
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.trimEnd().slice(0, -40)); // cut the last record mid-line
+    const r = await readRun(dir);
+    expect(r.records).toHaveLength(9);
+    expect(r.warnings.join(' ')).toMatch(/last line \(10\) is incomplete.*using the 9 complete records/);
+  });
+
+  it('falls back to level files when summary.json is missing and says so', async () => {
+    const dir = await writeRunDir(root, run('no-summary'), { withSummary: false });
+    const r = await readRun(dir);
+    expect(r.summary.levels).toHaveLength(1);
+    expect(r.warnings.join(' ')).toContain('has no summary.json');
+  });
+
+  it('rejects a directory that is not a run with one sentence', async () => {
+    const [code, msg] = await codeOf(readRun(root));
+    expect(code).toBe('BG_E_RUN_DIR');
+    expect(msg).toMatch(/^Expected a benchgate run in .*; found none of them\.$/);
+    const [code2, msg2] = await codeOf(readRun(join(root, 'does-not-exist')));
+    expect(code2).toBe('BG_E_RUN_DIR');
+    expect(msg2).toContain('nothing is there');
+  });
+
+  it('rejects a corrupted record in the middle of the requests file, naming the line', async () => {
+    const dir = await writeRunDir(root, run('corrupt'));
+    const path = join(dir, 'requests.jsonl');
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines[3] = '{"v":1,';
+    await writeFile(path, lines.join('\n'));
+    const [code, msg] = await codeOf(readRun(dir));
+    expect(code).toBe('BG_E_RUN_DIR');
+    expect(msg).toContain('line 4 is not valid JSON');
+  });
+
+  it('makes repeated run names unique', async () => {
+    const a = await writeRunDir(join(root, 'x'), run('same'));
+    const b = await writeRunDir(join(root, 'y'), run('same'));
+    const runs = await readRuns([a, b]);
+    expect(new Set(runs.map((r) => r.name)).size).toBe(2);
+  });
+});
+
+describe('parseLenientJson', () => {
+  it('accepts bare Infinity and NaN but leaves strings alone', () => {
+    expect(parseLenientJson('{"a": Infinity, "b": -Infinity, "c": NaN, "d": "Infinity x"}')).toEqual({
+      a: Number.POSITIVE_INFINITY,
+      b: Number.NEGATIVE_INFINITY,
+      c: Number.NaN,
+      d: 'Infinity x',
+    });
+  });
+});
