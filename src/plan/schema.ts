@@ -3,31 +3,76 @@
 // them in YAML. Loading with source positions is in load.ts; this file only describes shapes.
 
 import { z } from 'zod';
+import { parseDurationS } from '../core/clock.js';
 
 const positiveInt = z.number().int().positive();
 const duration = z
-  .union([z.string().regex(/^(\d+(\.\d+)?(ms|h|m|s)?)+$/, 'a duration such as "90s", "15m" or "1h30m"'), z.number().nonnegative()])
+  .union([
+    // parseDurationS is the parser the run uses, so whatever validates here also parses there
+    // (a regex let "15m30" through, which then failed to parse).
+    z
+      .string()
+      .refine((v) => parseDurationS(v) !== null, 'expected a duration such as "90s", "15m" or "1h30m"'),
+    z.number().nonnegative(),
+  ])
   .describe('A duration: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m".');
 
 export const tokenLengthSchema = z
   .union([
-    z.object({ fixed: positiveInt }).strict(),
+    z.object({ fixed: positiveInt.describe('Every request uses exactly N tokens.') }).strict(),
     z
-      .object({ uniform: z.tuple([positiveInt, positiveInt]) })
+      .object({
+        uniform: z
+          .tuple([positiveInt, positiveInt])
+          .describe('Uniformly drawn from a to b tokens, both inclusive.'),
+      })
       .strict()
       .refine((v) => v.uniform[0] <= v.uniform[1], { message: 'uniform: [a, b] needs a <= b' }),
-    z.object({ normal: z.object({ mean: z.number().positive(), std: z.number().nonnegative() }).strict() }).strict(),
+    z
+      .object({
+        normal: z
+          .object({
+            mean: z.number().positive().describe('Mean length in tokens.'),
+            std: z.number().nonnegative().describe('Standard deviation in tokens.'),
+          })
+          .strict()
+          .describe('Normally distributed length, rounded and clamped to >= 1.'),
+      })
+      .strict(),
   ])
-  .describe('Token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).');
+  .describe(
+    'Token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).',
+  );
 
 export const targetSchema = z
   .object({
-    url: z.url().optional().describe('Base URL of the server, e.g. http://127.0.0.1:30000. Omit to benchmark the embedded simulator.'),
-    engine: z.enum(['auto', 'sglang', 'vllm', 'llamacpp', 'tgi', 'openai']).default('auto').describe('Engine; auto detects it from its endpoints.'),
-    api: z.enum(['completions', 'chat', 'native']).default('completions').describe('completions: POST /v1/completions; chat: /v1/chat/completions; native: SGLang POST /generate.'),
+    url: z
+      .url()
+      .optional()
+      .describe(
+        'Base URL of the server, e.g. http://127.0.0.1:30000. Omit to benchmark the embedded simulator.',
+      ),
+    engine: z
+      .enum(['auto', 'sglang', 'vllm', 'llamacpp', 'tgi', 'openai'])
+      .default('auto')
+      .describe('Engine; auto detects it from its endpoints.'),
+    api: z
+      .enum(['completions', 'chat', 'native'])
+      .default('completions')
+      .describe(
+        'completions: POST /v1/completions; chat: /v1/chat/completions; native: SGLang POST /generate.',
+      ),
     model: z.string().optional().describe('Model name to send; default: the first id of GET /v1/models.'),
-    headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers. Never written to results (values are redacted).'),
-    api_key_env: z.string().optional().describe('Environment variable holding the API key (sent as Bearer). The key itself is never written anywhere.'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra HTTP headers. Never written to results (values are redacted).'),
+    api_key_env: z
+      .string()
+      .optional()
+      .describe(
+        'Environment variable holding the API key (sent as Bearer). The key itself is never written anywhere.',
+      ),
     timeouts: z
       .object({
         connect_s: z.number().positive().default(10).describe('Connect timeout.'),
@@ -36,40 +81,96 @@ export const targetSchema = z
         total_s: z.number().positive().default(1800).describe('Max time for a whole request.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe(
+        'Per-request timeouts in seconds; a request exceeding one is recorded as failed with its code.',
+      ),
   })
-  .strict();
+  .strict()
+  .describe('The server to benchmark and how to talk to it.');
 
 export const workloadSchema = z
   .object({
-    dataset: z.string().default('random').describe('"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line).'),
-    input_tokens: tokenLengthSchema.default({ fixed: 1024 }).describe('Prompt length in tokens (random dataset), or a cap for file datasets.'),
-    output_tokens: tokenLengthSchema.default({ fixed: 256 }).describe('Requested output tokens (max_tokens).'),
-    ignore_eos: z.boolean().optional().describe('Ask the server to ignore EOS so outputs have the requested length. Default: true for random, false otherwise.'),
+    dataset: z
+      .string()
+      .default('random')
+      .describe(
+        '"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line).',
+      ),
+    input_tokens: tokenLengthSchema
+      .default({ fixed: 1024 })
+      .describe('Prompt length in tokens (random dataset), or a cap for file datasets.'),
+    output_tokens: tokenLengthSchema
+      .default({ fixed: 256 })
+      .describe('Requested output tokens (max_tokens).'),
+    ignore_eos: z
+      .boolean()
+      .optional()
+      .describe(
+        'Ask the server to ignore EOS so outputs have the requested length. Default: true for random, false otherwise.',
+      ),
     temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
-    tokenizer: z.string().optional().describe('Path to a local tokenizer.json, used when the server has no /tokenize endpoint.'),
+    tokenizer: z
+      .string()
+      .optional()
+      .describe('Path to a local tokenizer.json, used when the server has no /tokenize endpoint.'),
   })
-  .strict();
+  .strict()
+  .describe('What each request asks for: prompts and token lengths.');
 
 export const loadSchema = z
   .object({
-    kind: z.enum(['concurrency', 'rate']).default('concurrency').describe('concurrency: closed loop, N requests in flight, a new one as each finishes. rate: open loop, arrivals on a seeded schedule regardless of completions.'),
-    levels: z.array(z.number().positive()).min(1).default([1, 4, 16]).describe('Concurrency levels (integers) or offered rates in requests/s.'),
-    arrival: z.enum(['constant', 'poisson', 'gamma']).default('poisson').describe('Open-loop inter-arrival distribution (kind: rate).'),
-    burstiness: z.number().positive().default(1).describe('Gamma shape for arrival: gamma (1 = Poisson; <1 burstier, >1 smoother).'),
-    max_concurrency: positiveInt.optional().describe('Open loop: cap on requests in flight; time waited on the cap is recorded as queue time.'),
-    requests: positiveInt.optional().describe('Measured requests per level. Default 100 when no duration is given.'),
-    duration: duration.optional().describe('Per-level duration; with requests, the level ends at whichever comes first.'),
-    warmup: z.number().int().nonnegative().default(0).describe('Warmup requests per level, sent first and excluded from metrics.'),
+    kind: z
+      .enum(['concurrency', 'rate'])
+      .default('concurrency')
+      .describe(
+        'concurrency: closed loop, N requests in flight, a new one as each finishes. rate: open loop, arrivals on a seeded schedule regardless of completions.',
+      ),
+    levels: z
+      .array(z.number().positive())
+      .min(1)
+      .default([1, 4, 16])
+      .describe('Concurrency levels (integers) or offered rates in requests/s.'),
+    arrival: z
+      .enum(['constant', 'poisson', 'gamma'])
+      .default('poisson')
+      .describe('Open-loop inter-arrival distribution (kind: rate).'),
+    burstiness: z
+      .number()
+      .positive()
+      .default(1)
+      .describe('Gamma shape for arrival: gamma (1 = Poisson; <1 burstier, >1 smoother).'),
+    max_concurrency: positiveInt
+      .optional()
+      .describe('Open loop: cap on requests in flight; time waited on the cap is recorded as queue time.'),
+    requests: positiveInt
+      .optional()
+      .describe('Measured requests per level. Default 100 when no duration is given.'),
+    duration: duration
+      .optional()
+      .describe('Per-level duration; with requests, the level ends at whichever comes first.'),
+    warmup: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(0)
+      .describe('Warmup requests per level, sent first and excluded from metrics.'),
   })
-  .strict();
+  .strict()
+  .describe(
+    'How load is applied: closed loop (kind: concurrency) or open loop (kind: rate), level by level.',
+  );
 
 export const sloSchema = z
   .object({
-    ttft_ms: z.number().positive().optional(),
-    tpot_ms: z.number().positive().optional(),
-    e2e_ms: z.number().positive().optional(),
+    ttft_ms: z.number().positive().optional().describe('Max time to first token (ms), from the send.'),
+    tpot_ms: z.number().positive().optional().describe('Max time per output token after the first (ms).'),
+    e2e_ms: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Max end-to-end latency (ms), from the send to the last token.'),
   })
   .strict()
   .describe('Service-level objectives for goodput: a request counts when it meets every one given.');
@@ -78,87 +179,169 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export const expectationSchema = z
   .union([
     scalar,
-    z.object({ equals: scalar }).strict(),
-    z.object({ one_of: z.array(scalar).min(1) }).strict(),
-    z.object({ '>=': z.number() }).strict(),
-    z.object({ '<=': z.number() }).strict(),
-    z.object({ regex: z.string() }).strict(),
-    z.object({ present: z.literal(true) }).strict(),
-    z.object({ absent: z.literal(true) }).strict(),
+    z.object({ equals: scalar.describe('The value must equal this.') }).strict(),
+    z.object({ one_of: z.array(scalar).min(1).describe('The value must equal one of these.') }).strict(),
+    z.object({ '>=': z.number().describe('The value must be at least this.') }).strict(),
+    z.object({ '<=': z.number().describe('The value must be at most this.') }).strict(),
+    z
+      .object({ regex: z.string().describe('The value, as text, must match this regular expression.') })
+      .strict(),
+    z.object({ present: z.literal(true).describe('The key must be present, whatever its value.') }).strict(),
+    z.object({ absent: z.literal(true).describe('The key must not be present.') }).strict(),
   ])
-  .describe('A bare value means equals; or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }.');
+  .describe(
+    'A bare value means equals; or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }.',
+  );
 
 export const logExpectationSchema = z
   .object({
     path: z.string().describe('Log file on the host.'),
-    contains: z.union([z.string(), z.array(z.string())]).optional(),
-    regex: z.union([z.string(), z.array(z.string())]).optional(),
-    must_not_contain: z.union([z.string(), z.array(z.string())]).optional(),
-    required: z.boolean().default(true),
+    contains: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Text (or texts) some line must contain.'),
+    regex: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Regular expression(s) some line must match.'),
+    must_not_contain: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Text (or texts) no line may contain.'),
+    required: z
+      .boolean()
+      .default(true)
+      .describe('false: a failed assertion warns instead of blocking the run.'),
   })
   .strict()
   .describe('Assertions judged only on the lines of the current server start.');
 
 export const expectSchema = z
   .object({
-    config: z.record(z.string(), expectationSchema).default({}).describe('Expectations on normalised keys (tp_size, speculative.topk, overlap_schedule, …) or engine-native keys (sglang.disable_overlap_schedule).'),
-    logs: z.array(logExpectationSchema).default([]),
-    wait: duration.optional().describe('How long to wait for the server to become healthy (model load). Default: no waiting.'),
-    smoke: z.boolean().default(true).describe('Send one smoke generation with the run\'s own request parameters.'),
+    config: z
+      .record(z.string(), expectationSchema)
+      .default({})
+      .describe(
+        'Expectations on normalised keys (tp_size, speculative.topk, overlap_schedule, …) or engine-native keys (sglang.disable_overlap_schedule).',
+      ),
+    logs: z.array(logExpectationSchema).default([]).describe('Assertions on server log files.'),
+    wait: duration
+      .optional()
+      .describe('How long to wait for the server to become healthy (model load). Default: no waiting.'),
+    smoke: z
+      .boolean()
+      .default(true)
+      .describe("Send one smoke generation with the run's own request parameters."),
   })
-  .strict();
+  .strict()
+  .describe('What must be true of the server before load is sent.');
 
 export const toolSchema = z
   .object({
-    path: z.string(),
-    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
-    help: z.string().optional().describe('Command printing the tool\'s help; {path} is replaced by the quoted path, e.g. "python3 {path} --help".'),
-    accepts: z.array(z.string().regex(/^-{1,2}[A-Za-z0-9][\w-]*$/, 'a flag such as --num-requests')).default([]),
-    dry_run: z.string().optional().describe('A command that must exit 0, used instead of (or besides) help parsing.'),
-    required: z.boolean().default(true),
+    path: z.string().describe('Path of the tool (script or executable) on the host.'),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal digits')
+      .optional()
+      .describe('Expected SHA-256 of the file, to catch a different version.'),
+    help: z
+      .string()
+      .optional()
+      .describe(
+        'Command printing the tool\'s help; {path} is replaced by the quoted path, e.g. "python3 {path} --help".',
+      ),
+    accepts: z
+      .array(z.string().regex(/^-{1,2}[A-Za-z0-9][\w-]*$/, 'a flag such as --num-requests'))
+      .default([])
+      .describe('Flags the tool must accept (checked against its help output).'),
+    dry_run: z
+      .string()
+      .optional()
+      .describe('A command that must exit 0, used instead of (or besides) help parsing.'),
+    required: z
+      .boolean()
+      .default(true)
+      .describe('false: a failed tool check warns instead of blocking the run.'),
   })
-  .strict();
+  .strict()
+  .describe('A tool the run depends on, and the interface it must offer.');
 
 export const gpusSchema = z
   .object({
-    count: positiveInt.optional(),
+    count: positiveInt.optional().describe('Number of GPUs that must be visible.'),
     model: z.string().optional().describe('Substring or regex (/.../) the GPU name must match.'),
-    max_memory_used_mib: z.number().nonnegative().optional().describe('Before the run, memory in use per GPU must not exceed this (MiB).'),
-    no_foreign_processes: z.boolean().default(false).describe('Fail when a process other than the server holds the GPUs.'),
-    topology: z.enum(['nvlink', 'pcie']).optional(),
-    required: z.boolean().default(true),
+    max_memory_used_mib: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe('Before the run, memory in use per GPU must not exceed this (MiB).'),
+    no_foreign_processes: z
+      .boolean()
+      .default(false)
+      .describe('Fail when a process other than the server holds the GPUs.'),
+    topology: z.enum(['nvlink', 'pcie']).optional().describe('GPU interconnect the host must have.'),
+    required: z
+      .boolean()
+      .default(true)
+      .describe('false: failed GPU checks warn instead of blocking the run.'),
   })
-  .strict();
+  .strict()
+  .describe('What the host GPUs must look like before the run.');
 
 export const hostSchema = z
   .string()
   .regex(/^(local|ssh:\/\/([^@/\s]+@)?[^:/\s]+(:\d+)?)$/, 'either "local" or ssh://user@host:port')
-  .default('local');
+  .default('local')
+  .describe('Where server commands run and files are read: "local" or ssh://user@host:port.');
 
 export const launchSchema = z
   .object({
-    command: z.union([z.string(), z.array(z.string()).min(1)]).describe('Executable (string) or argv array. A string is split on whitespace only; no shell.'),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
+    command: z
+      .union([z.string(), z.array(z.string()).min(1)])
+      .describe('Executable (string) or argv array. A string is split on whitespace only; no shell.'),
+    args: z.array(z.string()).default([]).describe('Arguments appended to the command.'),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra environment variables for the server process.'),
+    cwd: z.string().optional().describe('Working directory of the server process.'),
     host: hostSchema.optional(),
   })
-  .strict();
+  .strict()
+  .describe("How to start this configuration's server.");
 
 export const configSchema = z
   .object({
-    name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, ".", "_" and "-"'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, ".", "_" and "-"')
+      .describe('Unique name of the configuration; results are stored and compared under it.'),
     launch: launchSchema.optional(),
     stop: z
-      .object({ signal: z.enum(['SIGTERM', 'SIGINT', 'SIGKILL']).default('SIGTERM'), command: z.string().optional(), grace: duration.default('30s') })
+      .object({
+        signal: z
+          .enum(['SIGTERM', 'SIGINT', 'SIGKILL'])
+          .default('SIGTERM')
+          .describe('Signal sent to stop the server.'),
+        command: z.string().optional().describe('Command to run instead of sending a signal.'),
+        grace: duration.default('30s').describe('Time to wait for a clean exit before SIGKILL.'),
+      })
       .strict()
-      .prefault({}),
-    url: z.url().optional().describe('URL of this config\'s server; default: the plan target URL.'),
-    log: z.string().optional().describe('Server log path (launch output is also captured into the run directory).'),
-    ready_timeout: duration.default('15m'),
-    expect: expectSchema.partial().optional(),
+      .prefault({})
+      .describe("How to stop this configuration's server."),
+    url: z.url().optional().describe("URL of this config's server; default: the plan target URL."),
+    log: z
+      .string()
+      .optional()
+      .describe('Server log path (launch output is also captured into the run directory).'),
+    ready_timeout: duration.default('15m').describe('How long the launched server may take to become ready.'),
+    expect: expectSchema
+      .partial()
+      .optional()
+      .describe("Expectations for this configuration, merged over the plan's."),
   })
-  .strict();
+  .strict()
+  .describe('One server configuration of a matrix run.');
 
 export const planSchema = z
   .object({
@@ -167,14 +350,23 @@ export const planSchema = z
     workload: workloadSchema.prefault({}),
     load: loadSchema.prefault({}),
     slo: sloSchema.default({}),
-    percentiles: z.array(z.number().gt(0).lt(100)).default([50, 90, 95, 99]),
+    percentiles: z
+      .array(z.number().gt(0).lt(100))
+      .default([50, 90, 95, 99])
+      .describe('Latency percentiles to report (linear interpolation), each within (0, 100).'),
     output: z.string().default('results').describe('Results directory; each run gets <output>/<run-id>/.'),
     host: hostSchema,
     expect: expectSchema.prefault({}),
-    tools: z.array(toolSchema).default([]),
+    tools: z.array(toolSchema).default([]).describe('Tools the run depends on, checked before load.'),
     gpus: gpusSchema.optional(),
-    varies: z.array(z.string()).default([]).describe('Config keys this plan varies on purpose; compare warns about differences in any other key.'),
-    configs: z.array(configSchema).optional().describe('Matrix: server configurations that `benchgate run` launches in turn.'),
+    varies: z
+      .array(z.string())
+      .default([])
+      .describe('Config keys this plan varies on purpose; compare warns about differences in any other key.'),
+    configs: z
+      .array(configSchema)
+      .optional()
+      .describe('Matrix: server configurations that `benchgate run` launches in turn.'),
   })
   .strict();
 
