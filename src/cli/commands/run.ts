@@ -1,5 +1,70 @@
-// `benchgate run`: placeholder registration until the command is implemented.
+// `benchgate run PLAN`: the configuration matrix (launch → ready → checkpoint → sweep → tear down per
+// config, then compare). Wiring only: flags → runMatrix, results → stdout, progress → stderr.
 
 import type { Command } from 'commander';
+import { BenchgateError } from '../../core/errors.js';
+import { defaultStages } from '../../matrix/default-stages.js';
+import { renderMatrixSummary, matrixExitCode } from '../../matrix/render-summary.js';
+import { runMatrix } from '../../matrix/run-matrix.js';
+import { askYesNo, matrixConsole, withInterrupt } from '../../matrix/terminal.js';
+import { loadPlanFile } from '../../plan/load.js';
+import { action } from '../action.js';
 
-export function registerRun(_program: Command): void {}
+interface RunFlags {
+  resume?: string;
+  yes?: boolean;
+  only?: string[];
+  killLeftovers?: boolean;
+  json?: boolean;
+  out?: string;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Launch each configuration of a plan in turn, verify it, sweep its load levels, tear it down, and compare them.')
+    .argument('<plan>', 'plan file (YAML) with configs:')
+    .option('--resume <dir>', 'continue an interrupted matrix directory (keeps levels whose configuration is unchanged)')
+    .option('--yes', 'do not ask for confirmation before starting')
+    .option('--only <name...>', 'run only the named config(s)')
+    .option('--kill-leftovers', 'end processes left holding a config\'s port by an earlier run (their PIDs are reported)')
+    .option('--out <dir>', 'parent directory for the matrix (default: the plan\'s output)')
+    .option('--json', 'print only a JSON result on stdout; no decoration on stderr')
+    .action(
+      action(async (planPath: string, flags: RunFlags) => {
+        const plan = await loadPlanFile(planPath);
+        if (!plan.configs || plan.configs.length === 0) {
+          throw new BenchgateError(
+            'BG_E_USAGE',
+            `benchgate run expects a plan with configs: (servers to launch); ${planPath} has none — use benchgate check and benchgate bench for an already running server.`,
+          );
+        }
+        const io = matrixConsole({ json: flags.json ?? false });
+        return withInterrupt(async (signal) => {
+          const result = await runMatrix({
+            plan,
+            planPath,
+            resumeDir: flags.resume,
+            outDir: flags.out,
+            only: flags.only,
+            killLeftovers: flags.killLeftovers ?? false,
+            json: flags.json ?? false,
+            confirm: flags.yes || !io.interactive ? undefined : (preview) => askYesNo(`Start ${plan.configs?.length} config(s)?`),
+            log: io.log,
+            progress: io.progress,
+            print: io.print,
+            stages: defaultStages(),
+            signal,
+          });
+          if (flags.json) {
+            process.stdout.write(`${JSON.stringify({ schema: 'benchgate.matrix/1', ...result, comparison: result.comparison?.json ?? null }, null, 2)}\n`);
+          } else {
+            if (result.comparison) io.print(result.comparison.text);
+            io.print(renderMatrixSummary(plan, result));
+            if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
+          }
+          return matrixExitCode(result);
+        });
+      }),
+    );
+}

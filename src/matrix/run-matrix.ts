@@ -1,0 +1,421 @@
+// The matrix: for each server configuration, launch → wait for ready → checkpoint → sweep (with a
+// drift check after each level) → tear down, recording every step in a resumable state file.
+// A failing config is recorded with its evidence and the loop moves on; completed configs are compared.
+
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BenchgateError, isBenchgateError } from '../core/errors.js';
+import type { ProcessHost } from '../hosts/host.js';
+import { openHost } from '../hosts/open-host.js';
+import type { Plan } from '../plan/schema.js';
+import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
+import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
+import { estimateMatrix, renderPlanPreview } from './estimate.js';
+import { type LaunchedServer, launchServer, SERVER_OUTPUT_FILE } from './launch.js';
+import { checkLeftovers } from './leftovers.js';
+import type { CheckpointOutcome, MatrixStages } from './stages.js';
+import {
+  type ConfigFailure,
+  type ConfigState,
+  decideAfterCheckpoint,
+  decideBeforeLaunch,
+  type MatrixState,
+  newMatrixState,
+  readMatrixState,
+  verifiedConfigHash,
+  writeMatrixState,
+} from './state.js';
+import { tearDown } from './teardown.js';
+import { waitForReady } from './wait-ready.js';
+
+export interface RunMatrixOptions {
+  plan: Plan;
+  planPath: string | null;
+  /** Continue this matrix directory (it holds matrix-state.json). */
+  resumeDir?: string;
+  /** Parent directory for a new matrix; default: plan.output. */
+  outDir?: string;
+  /** Run only these config names. */
+  only?: string[];
+  killLeftovers?: boolean;
+  /** Asked with the plan preview before anything starts; return false to cancel. Omit to proceed. */
+  confirm?: (preview: string[]) => Promise<boolean>;
+  /** Progress and logs (stderr). */
+  log?: (line: string) => void;
+  /** Live progress line (rewritten in place on a TTY). */
+  progress?: (line: string) => void;
+  /** Checklists and the comparison (stdout); omitted with --json. */
+  print?: (text: string) => void;
+  json?: boolean;
+  stages: MatrixStages;
+  signal?: AbortSignal;
+  /** Opens the host of a config; default openHost. */
+  openHostFn?: (spec: string) => Promise<ProcessHost>;
+}
+
+export interface ConfigOutcome {
+  name: string;
+  status: 'completed' | 'failed' | 'skipped' | 'cancelled';
+  dir: string;
+  completedLevels: number[];
+  failure: ConfigFailure | null;
+  warnings: string[];
+}
+
+export interface MatrixResult {
+  matrixDir: string;
+  cancelled: boolean;
+  configs: ConfigOutcome[];
+  comparison: { text: string; htmlPath: string | null; json: unknown } | null;
+  comparisonError: string | null;
+}
+
+class ConfigFailed extends Error {
+  constructor(readonly failure: ConfigFailure) {
+    super(failure.message);
+  }
+}
+
+function fail(stage: ConfigFailure['stage'], code: string, message: string, evidence: string[] = []): never {
+  throw new ConfigFailed({ stage, code, message, evidence });
+}
+
+function matrixIdFor(plan: Plan): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${(plan.name ?? 'matrix').replace(/[^\w.-]+/g, '_')}-${stamp}`;
+}
+
+export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
+  const { plan } = opts;
+  const log = opts.log ?? (() => {});
+  const progress = opts.progress ?? (() => {});
+  const print = opts.print ?? (() => {});
+  const signal = opts.signal ?? new AbortController().signal;
+  const openHostFn = opts.openHostFn ?? ((spec: string) => openHost(spec));
+  const where = opts.planPath ?? 'the plan';
+
+  const specs = plan.configs ?? [];
+  if (specs.length === 0) {
+    throw new BenchgateError('BG_E_PLAN_INVALID', `${where} has no configs: benchgate run needs a configs: list to launch servers.`);
+  }
+  const dups = duplicateConfigNames(specs);
+  if (dups.length > 0) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `${where}: expected unique config names; found ${dups.map((d) => `"${d}"`).join(', ')} more than once.`,
+    );
+  }
+  let selected = specs;
+  if (opts.only && opts.only.length > 0) {
+    const unknown = opts.only.filter((n) => !specs.some((s) => s.name === n));
+    if (unknown.length > 0) {
+      throw new BenchgateError(
+        'BG_E_USAGE',
+        `--only expects config names from ${where} (${specs.map((s) => s.name).join(', ')}); found ${unknown.join(', ')}.`,
+      );
+    }
+    selected = specs.filter((s) => opts.only!.includes(s.name));
+  }
+  const configs: ResolvedConfig[] = selected.map((s) => resolveConfig(plan, s, where));
+
+  let matrixDir: string;
+  let state: MatrixState;
+  if (opts.resumeDir) {
+    matrixDir = opts.resumeDir;
+    const prev = await readMatrixState(matrixDir);
+    if (!prev) {
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `--resume expects a matrix directory holding matrix-state.json; found none in ${matrixDir}.`,
+      );
+    }
+    state = prev;
+  } else {
+    const id = matrixIdFor(plan);
+    matrixDir = join(opts.outDir ?? plan.output, id);
+    state = newMatrixState(id, opts.planPath);
+  }
+  await mkdir(matrixDir, { recursive: true });
+
+  const completedBefore: Record<string, number[]> = {};
+  for (const c of configs) {
+    const d = decideBeforeLaunch(state.configs[c.name], c.launchFingerprint);
+    if (d.action === 'keep') completedBefore[c.name] = d.completedLevels;
+  }
+  const preview = renderPlanPreview(plan, estimateMatrix({ plan, configs, completedLevels: completedBefore }));
+  preview.unshift(`${opts.resumeDir ? 'resuming' : 'matrix directory'}: ${matrixDir}`);
+  for (const l of preview) log(l);
+  if (opts.confirm && !(await opts.confirm(preview))) {
+    log('cancelled: nothing was launched.');
+    return { matrixDir, cancelled: true, configs: [], comparison: null, comparisonError: null };
+  }
+  await writeMatrixState(matrixDir, state);
+
+  const outcomes: ConfigOutcome[] = [];
+  for (const config of configs) {
+    if (signal.aborted) {
+      outcomes.push({ name: config.name, status: 'cancelled', dir: join(matrixDir, config.name), completedLevels: [], failure: null, warnings: [] });
+      continue;
+    }
+    outcomes.push(await runOneConfig(config, { ...opts, log, progress, print, signal, openHostFn, matrixDir, state }));
+  }
+
+  const completed = outcomes.filter((o) => o.status === 'completed' && o.completedLevels.length > 0);
+  let comparison: MatrixResult['comparison'] = null;
+  let comparisonError: string | null = null;
+  if (completed.length > 0) {
+    try {
+      comparison = await opts.stages.compare({
+        runs: completed.map((o) => ({ name: o.name, dir: o.dir })),
+        outDir: join(matrixDir, 'report'),
+        plan,
+        json: opts.json ?? false,
+      });
+    } catch (e) {
+      comparisonError = isBenchgateError(e) ? e.message : `comparison failed: ${(e as Error).message}`;
+    }
+  }
+  return { matrixDir, cancelled: signal.aborted, configs: outcomes, comparison, comparisonError };
+}
+
+interface RunContext extends RunMatrixOptions {
+  log: (line: string) => void;
+  progress: (line: string) => void;
+  print: (text: string) => void;
+  signal: AbortSignal;
+  openHostFn: (spec: string) => Promise<ProcessHost>;
+  matrixDir: string;
+  state: MatrixState;
+}
+
+async function supersede(configDir: string, st: ConfigState, reason: string, log: (l: string) => void): Promise<void> {
+  const from = join(configDir, LEVELS_DIR);
+  const name = `superseded-${new Date().toISOString().replace(/[-:.]/g, '')}`;
+  const to = join(configDir, name);
+  await rename(from, to).catch(() => undefined);
+  st.supersededRuns.push(name);
+  log(`  ${st.name}: re-running all levels because ${reason}; earlier levels moved to ${to} (never mixed in).`);
+  st.completedLevels = [];
+  st.verifiedConfigHash = null;
+}
+
+/** Removes level directories that are not recorded as completed (a level interrupted by a kill). */
+async function dropPartialLevels(configDir: string, completed: readonly number[]): Promise<number[]> {
+  const dropped: number[] = [];
+  const entries = await readdir(join(configDir, LEVELS_DIR)).catch(() => [] as string[]);
+  for (const e of entries) {
+    const idx = Number(e);
+    if (Number.isInteger(idx) && !completed.includes(idx)) {
+      await rm(join(configDir, LEVELS_DIR, e), { recursive: true, force: true });
+      dropped.push(idx);
+    }
+  }
+  return dropped;
+}
+
+async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<ConfigOutcome> {
+  const { log, state, matrixDir, stages } = ctx;
+  const configDir = join(matrixDir, config.name);
+  await mkdir(configDir, { recursive: true });
+  const prev = state.configs[config.name];
+  const st: ConfigState = prev ?? {
+    name: config.name,
+    status: 'pending',
+    launchFingerprint: config.launchFingerprint,
+    verifiedConfigHash: null,
+    completedLevels: [],
+    lastPid: null,
+    failure: null,
+    supersededRuns: [],
+  };
+  state.configs[config.name] = st;
+  const warnings: string[] = [];
+  const save = () => writeMatrixState(matrixDir, state);
+  log(`\n── ${config.name} ──`);
+
+  const before = decideBeforeLaunch(prev, config.launchFingerprint);
+  if (before.action === 'discard') await supersede(configDir, st, before.reason, log);
+  st.launchFingerprint = config.launchFingerprint;
+  const dropped = await dropPartialLevels(configDir, st.completedLevels);
+  if (dropped.length > 0) log(`  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => ctx.plan.load.levels[i]).join(', ')}; they will be re-run.`);
+  const levelsToRun = ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i));
+  if (levelsToRun.length === 0) {
+    log(`  ${config.name}: all levels already completed under the same launch spec; not relaunched.`);
+    st.status = 'completed';
+    await save();
+    return { name: config.name, status: 'completed', dir: configDir, completedLevels: [...st.completedLevels], failure: null, warnings };
+  }
+  st.status = 'running';
+  st.failure = null;
+  await save();
+
+  let host: ProcessHost | null = null;
+  let server: LaunchedServer | null = null;
+  let checkpoint: CheckpointOutcome | null = null;
+  let failure: ConfigFailure | null = null;
+  try {
+    try {
+      host = await ctx.openHostFn(config.hostSpec);
+    } catch (e) {
+      fail('launch', isBenchgateError(e) ? e.code : 'BG_E_HOST', isBenchgateError(e) ? e.message : String(e));
+    }
+    // 1. Leftovers on the port, then launch.
+    let leftovers: Awaited<ReturnType<typeof checkLeftovers>>;
+    try {
+      leftovers = await checkLeftovers(host, config.port, {
+        kill: ctx.killLeftovers ?? false,
+        knownPids: st.lastPid ? [st.lastPid] : [],
+      });
+    } catch (e) {
+      fail('leftovers', isBenchgateError(e) ? e.code : 'BG_E_HOST', `config "${config.name}": could not inspect port ${config.port} on ${host.description}: ${(e as Error).message}`);
+    }
+    if (leftovers.message) log(`  ${leftovers.message}`);
+    if (!leftovers.free) {
+      fail('leftovers', 'BG_E_LAUNCH', leftovers.message ?? `port ${config.port} is busy.`, leftovers.holders.map((h) => `PID ${h.pid}: ${h.argv}`));
+    }
+    log(`  launching: ${config.argv.join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`);
+    try {
+      server = await launchServer(host, config, configDir);
+    } catch (e) {
+      fail('launch', isBenchgateError(e) ? e.code : 'BG_E_LAUNCH', (e as Error).message);
+    }
+    st.lastPid = server.proc.pid;
+    await save();
+
+    // 2. Ready.
+    const ready = await waitForReady({
+      url: config.url,
+      timeoutS: config.readyTimeoutS,
+      exited: server.proc.exited,
+      log: server.log,
+      signal: ctx.signal,
+      onProgress: (l) => ctx.progress(`  ${config.name}: waiting for ready ${l}`),
+    });
+    ctx.progress('');
+    const tail = server.log.excerpt(12);
+    switch (ready.kind) {
+      case 'ready':
+        log(`  ready after ${ready.elapsedS.toFixed(1)} s`);
+        break;
+      case 'exited':
+        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": the server exited during start-up (${ready.signal ?? `exit status ${ready.code}`}) after ${ready.elapsedS.toFixed(1)} s.`, tail);
+        break;
+      case 'crashed':
+        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": crash signature in the server output at line ${ready.line} while starting.`, ready.excerpt.split('\n'));
+        break;
+      case 'flapping':
+        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": /health flapped between healthy and unhealthy ${ready.flips} times during start-up.`, tail);
+        break;
+      case 'timeout':
+        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": expected /health to answer 200 within ${config.readyTimeoutS} s; last answer: ${ready.lastStatus}.`, tail);
+        break;
+      case 'aborted':
+        fail('ready', 'BG_E_ABORTED', `config "${config.name}": interrupted while waiting for ready.`);
+    }
+
+    // 3. Checkpoint with the config's own expectations.
+    checkpoint = await stages.checkpoint({ plan: config.plan, host, signal: ctx.signal, onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`) });
+    ctx.progress('');
+    ctx.print(stages.renderChecklist(checkpoint.report, config.name));
+    const crashAfterCheck = server.log.crashHit;
+    if (!checkpoint.report.ok || !checkpoint.verifiedTarget) {
+      const failed = checkpoint.report.findings.filter((f) => f.required && f.status === 'fail');
+      const evidence = failed.map((f) => `${f.id}: ${f.title}${f.expected ? `; expected ${f.expected}` : ''}${f.found ? `; found ${f.found}` : ''}${f.evidence[0] ? ` (${f.evidence[0].where})` : ''}`);
+      if (crashAfterCheck) evidence.push(`server output line ${crashAfterCheck.line}:`, ...crashAfterCheck.excerpt.split('\n'));
+      fail('checkpoint', 'BG_E_CHECK_FAILED', `config "${config.name}": the checkpoint failed (${failed.map((f) => f.id).join(', ') || 'no verified target'}); skipped.`, evidence);
+    }
+    const hash = verifiedConfigHash(checkpoint.verifiedTarget);
+    const after = decideAfterCheckpoint(st, hash);
+    if (after.action === 'discard') await supersede(configDir, st, after.reason, log);
+    st.verifiedConfigHash = hash;
+    await save();
+
+    // 4. The sweep, one level at a time, with a drift check after each.
+    for (const idx of ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i))) {
+      if (ctx.signal.aborted) fail('sweep', 'BG_E_ABORTED', `config "${config.name}": interrupted before level ${ctx.plan.load.levels[idx]}.`);
+      const runDir = levelRunDir(configDir, idx);
+      await rm(runDir, { recursive: true, force: true });
+      await mkdir(runDir, { recursive: true });
+      const levelPlan: Plan = { ...config.plan, load: { ...config.plan.load, levels: [ctx.plan.load.levels[idx]] }, output: runDir };
+      log(`  level ${ctx.plan.load.kind === 'concurrency' ? 'c=' : ''}${ctx.plan.load.levels[idx]}${ctx.plan.load.kind === 'rate' ? ' req/s' : ''}`);
+      let summary: Awaited<ReturnType<MatrixStages['sweepLevel']>>;
+      try {
+        summary = await stages.sweepLevel({
+          plan: levelPlan,
+          levelIndex: idx,
+          runDir,
+          checkpoint,
+          signal: ctx.signal,
+          onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`),
+        });
+      } catch (e) {
+        const crash = server.log.crashHit;
+        fail('sweep', isBenchgateError(e) ? e.code : 'BG_E_INTERNAL', `config "${config.name}": level ${ctx.plan.load.levels[idx]} failed: ${(e as Error).message}`, crash ? crash.excerpt.split('\n') : []);
+      }
+      ctx.progress('');
+      const crash = server.log.crashHit;
+      const exited = await Promise.race([server.proc.exited.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+      if (crash || exited) {
+        fail('sweep', 'BG_E_LAUNCH', `config "${config.name}": the server ${crash ? `logged a crash at output line ${crash.line}` : 'exited'} during level ${ctx.plan.load.levels[idx]}; the level is not kept.`, crash ? crash.excerpt.split('\n') : server.log.excerpt(12));
+      }
+      const drift = await stages.driftCheck({ plan: config.plan, host, verifiedTarget: checkpoint.verifiedTarget });
+      if (!drift.valid || !summary.validity.valid) {
+        const reasons = [...drift.reasons, ...summary.validity.reasons];
+        fail('sweep', 'BG_E_CHECK_FAILED', `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); later levels not run.`, reasons);
+      }
+      st.completedLevels = [...st.completedLevels, idx].sort((a, b) => a - b);
+      await save();
+    }
+  } catch (e) {
+    failure =
+      e instanceof ConfigFailed
+        ? e.failure
+        : {
+            stage: 'sweep',
+            code: isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
+            message: `config "${config.name}": ${(e as Error).message}`,
+            evidence: [],
+          };
+  } finally {
+    // 5. Tear down, whatever happened.
+    if (host && server) {
+      const td = await tearDown(host, server.proc, { port: config.port, signal: config.stop.signal, command: config.stop.command, graceS: config.stop.graceS }).catch(
+        (e: Error) => ({ clean: false, message: `tear-down failed: ${e.message}`, escalatedToKill: false }),
+      );
+      if (td.escalatedToKill) warnings.push(`the server did not stop within ${config.stop.graceS} s of ${config.stop.signal}; SIGKILL sent to its process group.`);
+      if (!td.clean && td.message) warnings.push(td.message);
+      for (const w of warnings) log(`  ! ${w}`);
+      if (td.clean) log('  torn down: port free, no process of the server left.');
+    }
+    await host?.close().catch(() => undefined);
+  }
+
+  const cancelled = ctx.signal.aborted;
+  st.failure = failure;
+  st.status = failure ? (cancelled ? 'pending' : 'failed') : 'completed';
+  await save();
+  if (st.completedLevels.length > 0) {
+    await assembleConfigRun({
+      configDir,
+      runId: `${state.matrixId}/${config.name}`,
+      name: config.name,
+      plan: config.plan,
+      planPath: ctx.planPath,
+      completedLevels: st.completedLevels,
+      checkpoint,
+      incomplete: failure ? failure.message : null,
+    });
+  }
+  if (failure) {
+    log(`  ✖ ${failure.message}`);
+    for (const ev of failure.evidence.slice(0, 14)) log(`      ${ev}`);
+  }
+  return {
+    name: config.name,
+    status: failure ? (cancelled ? 'cancelled' : 'failed') : 'completed',
+    dir: configDir,
+    completedLevels: [...st.completedLevels],
+    failure,
+    warnings,
+  };
+}
