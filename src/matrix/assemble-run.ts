@@ -72,10 +72,12 @@ export async function assembleConfigRun(args: {
     const level: LevelSummary = { ...summary, levelIndex: idx };
     levels.push(level);
     await writeFile(join(args.configDir, levelFile(idx)), `${JSON.stringify(level, null, 2)}\n`);
-    for (const r of await readRecords(dir)) lines.push(JSON.stringify({ ...r, id: nextId++, levelIndex: idx }));
+    for (const r of await readRecords(dir))
+      lines.push(JSON.stringify({ ...r, id: nextId++, levelIndex: idx }));
   }
   await writeFile(join(args.configDir, REQUESTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
-  const verifiedTarget: VerifiedTarget | null = args.checkpoint?.verifiedTarget ?? firstManifest?.verifiedTarget ?? null;
+  const verifiedTarget: VerifiedTarget | null =
+    args.checkpoint?.verifiedTarget ?? firstManifest?.verifiedTarget ?? null;
   const now = new Date().toISOString();
   const manifest: Manifest = {
     ...(firstManifest ?? {

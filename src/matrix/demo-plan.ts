@@ -51,7 +51,13 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
     '--speculative-num-draft-tokens',
     String(drafts),
   ];
-  const cfg = (name: string, port: number, args: string[], env: Record<string, string>, expectConfig: Record<string, Expectation>) => ({
+  const cfg = (
+    name: string,
+    port: number,
+    args: string[],
+    env: Record<string, string>,
+    expectConfig: Record<string, Expectation>,
+  ) => ({
     name,
     launch: { command: [o.benchgateArgv[0]], args: sim(port, args), env },
     url: `http://127.0.0.1:${port}`,
@@ -73,25 +79,49 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
     expect: { config: { tp_size: 8, model: MODEL }, wait: '10s', smoke: true },
     varies: ['speculative.*', 'overlap_schedule', 'sglang.*'],
     configs: [
-      cfg('baseline', ports[0], [], {}, { 'speculative.algorithm': { absent: true }, overlap_schedule: true }),
-      cfg('eagle3-topk4-v1', ports[1], [...eagle(4, 8), '--disable-overlap-schedule'], {}, {
-        'speculative.algorithm': 'EAGLE3',
-        'speculative.topk': 4,
-        overlap_schedule: false,
-      }),
-      cfg('eagle3-topk1-v2', ports[2], eagle(1, 4), { SGLANG_ENABLE_SPEC_V2: '1' }, {
-        'speculative.algorithm': 'EAGLE3',
-        'speculative.topk': 1,
-        'speculative.spec_v2': true,
-        overlap_schedule: true,
-      }),
+      cfg(
+        'baseline',
+        ports[0],
+        [],
+        {},
+        { 'speculative.algorithm': { absent: true }, overlap_schedule: true },
+      ),
+      cfg(
+        'eagle3-topk4-v1',
+        ports[1],
+        [...eagle(4, 8), '--disable-overlap-schedule'],
+        {},
+        {
+          'speculative.algorithm': 'EAGLE3',
+          'speculative.topk': 4,
+          overlap_schedule: false,
+        },
+      ),
+      cfg(
+        'eagle3-topk1-v2',
+        ports[2],
+        eagle(1, 4),
+        { SGLANG_ENABLE_SPEC_V2: '1' },
+        {
+          'speculative.algorithm': 'EAGLE3',
+          'speculative.topk': 1,
+          'speculative.spec_v2': true,
+          overlap_schedule: true,
+        },
+      ),
       // The log announces spec v2 with the overlap scheduler, but the server silently runs with overlap off.
-      cfg('eagle3-topk1-v2-drifted', ports[3], [...eagle(1, 4), '--fault', 'config-drift'], { SGLANG_ENABLE_SPEC_V2: '1' }, {
-        'speculative.algorithm': 'EAGLE3',
-        'speculative.topk': 1,
-        'speculative.spec_v2': true,
-        overlap_schedule: true,
-      }),
+      cfg(
+        'eagle3-topk1-v2-drifted',
+        ports[3],
+        [...eagle(1, 4), '--fault', 'config-drift'],
+        { SGLANG_ENABLE_SPEC_V2: '1' },
+        {
+          'speculative.algorithm': 'EAGLE3',
+          'speculative.topk': 1,
+          'speculative.spec_v2': true,
+          overlap_schedule: true,
+        },
+      ),
     ],
   };
   return planSchema.parse(input);

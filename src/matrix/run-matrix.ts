@@ -81,7 +81,10 @@ function fail(stage: ConfigFailure['stage'], code: string, message: string, evid
 }
 
 function matrixIdFor(plan: Plan): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${(plan.name ?? 'matrix').replace(/[^\w.-]+/g, '_')}-${stamp}`;
 }
 
@@ -96,7 +99,10 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
 
   const specs = plan.configs ?? [];
   if (specs.length === 0) {
-    throw new BenchgateError('BG_E_PLAN_INVALID', `${where} has no configs: benchgate run needs a configs: list to launch servers.`);
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `${where} has no configs: benchgate run needs a configs: list to launch servers.`,
+    );
   }
   const dups = duplicateConfigNames(specs);
   if (dups.length > 0) {
@@ -142,7 +148,10 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
     const d = decideBeforeLaunch(state.configs[c.name], c.launchFingerprint);
     if (d.action === 'keep') completedBefore[c.name] = d.completedLevels;
   }
-  const preview = renderPlanPreview(plan, estimateMatrix({ plan, configs, completedLevels: completedBefore }));
+  const preview = renderPlanPreview(
+    plan,
+    estimateMatrix({ plan, configs, completedLevels: completedBefore }),
+  );
   preview.unshift(`${opts.resumeDir ? 'resuming' : 'matrix directory'}: ${matrixDir}`);
   for (const l of preview) log(l);
   if (opts.confirm && !(await opts.confirm(preview))) {
@@ -154,10 +163,19 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
   const outcomes: ConfigOutcome[] = [];
   for (const config of configs) {
     if (signal.aborted) {
-      outcomes.push({ name: config.name, status: 'cancelled', dir: join(matrixDir, config.name), completedLevels: [], failure: null, warnings: [] });
+      outcomes.push({
+        name: config.name,
+        status: 'cancelled',
+        dir: join(matrixDir, config.name),
+        completedLevels: [],
+        failure: null,
+        warnings: [],
+      });
       continue;
     }
-    outcomes.push(await runOneConfig(config, { ...opts, log, progress, print, signal, openHostFn, matrixDir, state }));
+    outcomes.push(
+      await runOneConfig(config, { ...opts, log, progress, print, signal, openHostFn, matrixDir, state }),
+    );
   }
 
   const completed = outcomes.filter((o) => o.status === 'completed' && o.completedLevels.length > 0);
@@ -188,13 +206,20 @@ interface RunContext extends RunMatrixOptions {
   state: MatrixState;
 }
 
-async function supersede(configDir: string, st: ConfigState, reason: string, log: (l: string) => void): Promise<void> {
+async function supersede(
+  configDir: string,
+  st: ConfigState,
+  reason: string,
+  log: (l: string) => void,
+): Promise<void> {
   const from = join(configDir, LEVELS_DIR);
   const name = `superseded-${new Date().toISOString().replace(/[-:.]/g, '')}`;
   const to = join(configDir, name);
   await rename(from, to).catch(() => undefined);
   st.supersededRuns.push(name);
-  log(`  ${st.name}: re-running all levels because ${reason}; earlier levels moved to ${to} (never mixed in).`);
+  log(
+    `  ${st.name}: re-running all levels because ${reason}; earlier levels moved to ${to} (never mixed in).`,
+  );
   st.completedLevels = [];
   st.verifiedConfigHash = null;
 }
@@ -237,13 +262,23 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   if (before.action === 'discard') await supersede(configDir, st, before.reason, log);
   st.launchFingerprint = config.launchFingerprint;
   const dropped = await dropPartialLevels(configDir, st.completedLevels);
-  if (dropped.length > 0) log(`  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => ctx.plan.load.levels[i]).join(', ')}; they will be re-run.`);
+  if (dropped.length > 0)
+    log(
+      `  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => ctx.plan.load.levels[i]).join(', ')}; they will be re-run.`,
+    );
   const levelsToRun = ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i));
   if (levelsToRun.length === 0) {
     log(`  ${config.name}: all levels already completed under the same launch spec; not relaunched.`);
     st.status = 'completed';
     await save();
-    return { name: config.name, status: 'completed', dir: configDir, completedLevels: [...st.completedLevels], failure: null, warnings };
+    return {
+      name: config.name,
+      status: 'completed',
+      dir: configDir,
+      completedLevels: [...st.completedLevels],
+      failure: null,
+      warnings,
+    };
   }
   st.status = 'running';
   st.failure = null;
@@ -267,11 +302,20 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         knownPids: st.lastPid ? [st.lastPid] : [],
       });
     } catch (e) {
-      fail('leftovers', isBenchgateError(e) ? e.code : 'BG_E_HOST', `config "${config.name}": could not inspect port ${config.port} on ${host.description}: ${(e as Error).message}`);
+      fail(
+        'leftovers',
+        isBenchgateError(e) ? e.code : 'BG_E_HOST',
+        `config "${config.name}": could not inspect port ${config.port} on ${host.description}: ${(e as Error).message}`,
+      );
     }
     if (leftovers.message) log(`  ${leftovers.message}`);
     if (!leftovers.free) {
-      fail('leftovers', 'BG_E_LAUNCH', leftovers.message ?? `port ${config.port} is busy.`, leftovers.holders.map((h) => `PID ${h.pid}: ${h.argv}`));
+      fail(
+        'leftovers',
+        'BG_E_LAUNCH',
+        leftovers.message ?? `port ${config.port} is busy.`,
+        leftovers.holders.map((h) => `PID ${h.pid}: ${h.argv}`),
+      );
     }
     log(`  launching: ${config.argv.join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`);
     try {
@@ -298,31 +342,65 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         log(`  ready after ${ready.elapsedS.toFixed(1)} s`);
         break;
       case 'exited':
-        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": the server exited during start-up (${ready.signal ?? `exit status ${ready.code}`}) after ${ready.elapsedS.toFixed(1)} s.`, tail);
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": the server exited during start-up (${ready.signal ?? `exit status ${ready.code}`}) after ${ready.elapsedS.toFixed(1)} s.`,
+          tail,
+        );
         break;
       case 'crashed':
-        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": crash signature in the server output at line ${ready.line} while starting.`, ready.excerpt.split('\n'));
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": crash signature in the server output at line ${ready.line} while starting.`,
+          ready.excerpt.split('\n'),
+        );
         break;
       case 'flapping':
-        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": /health flapped between healthy and unhealthy ${ready.flips} times during start-up.`, tail);
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": /health flapped between healthy and unhealthy ${ready.flips} times during start-up.`,
+          tail,
+        );
         break;
       case 'timeout':
-        fail('ready', 'BG_E_LAUNCH', `config "${config.name}": expected /health to answer 200 within ${config.readyTimeoutS} s; last answer: ${ready.lastStatus}.`, tail);
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": expected /health to answer 200 within ${config.readyTimeoutS} s; last answer: ${ready.lastStatus}.`,
+          tail,
+        );
         break;
       case 'aborted':
         fail('ready', 'BG_E_ABORTED', `config "${config.name}": interrupted while waiting for ready.`);
     }
 
     // 3. Checkpoint with the config's own expectations.
-    checkpoint = await stages.checkpoint({ plan: config.plan, host, signal: ctx.signal, onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`) });
+    checkpoint = await stages.checkpoint({
+      plan: config.plan,
+      host,
+      signal: ctx.signal,
+      onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`),
+    });
     ctx.progress('');
     ctx.print(stages.renderChecklist(checkpoint.report, config.name));
     const crashAfterCheck = server.log.crashHit;
     if (!checkpoint.report.ok || !checkpoint.verifiedTarget) {
       const failed = checkpoint.report.findings.filter((f) => f.required && f.status === 'fail');
-      const evidence = failed.map((f) => `${f.id}: ${f.title}${f.expected ? `; expected ${f.expected}` : ''}${f.found ? `; found ${f.found}` : ''}${f.evidence[0] ? ` (${f.evidence[0].where})` : ''}`);
-      if (crashAfterCheck) evidence.push(`server output line ${crashAfterCheck.line}:`, ...crashAfterCheck.excerpt.split('\n'));
-      fail('checkpoint', 'BG_E_CHECK_FAILED', `config "${config.name}": the checkpoint failed (${failed.map((f) => f.id).join(', ') || 'no verified target'}); skipped.`, evidence);
+      const evidence = failed.map(
+        (f) =>
+          `${f.id}: ${f.title}${f.expected ? `; expected ${f.expected}` : ''}${f.found ? `; found ${f.found}` : ''}${f.evidence[0] ? ` (${f.evidence[0].where})` : ''}`,
+      );
+      if (crashAfterCheck)
+        evidence.push(`server output line ${crashAfterCheck.line}:`, ...crashAfterCheck.excerpt.split('\n'));
+      fail(
+        'checkpoint',
+        'BG_E_CHECK_FAILED',
+        `config "${config.name}": the checkpoint failed (${failed.map((f) => f.id).join(', ') || 'no verified target'}); skipped.`,
+        evidence,
+      );
     }
     const hash = verifiedConfigHash(checkpoint.verifiedTarget);
     const after = decideAfterCheckpoint(st, hash);
@@ -332,12 +410,23 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
 
     // 4. The sweep, one level at a time, with a drift check after each.
     for (const idx of ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i))) {
-      if (ctx.signal.aborted) fail('sweep', 'BG_E_ABORTED', `config "${config.name}": interrupted before level ${ctx.plan.load.levels[idx]}.`);
+      if (ctx.signal.aborted)
+        fail(
+          'sweep',
+          'BG_E_ABORTED',
+          `config "${config.name}": interrupted before level ${ctx.plan.load.levels[idx]}.`,
+        );
       const runDir = levelRunDir(configDir, idx);
       await rm(runDir, { recursive: true, force: true });
       await mkdir(runDir, { recursive: true });
-      const levelPlan: Plan = { ...config.plan, load: { ...config.plan.load, levels: [ctx.plan.load.levels[idx]] }, output: runDir };
-      log(`  level ${ctx.plan.load.kind === 'concurrency' ? 'c=' : ''}${ctx.plan.load.levels[idx]}${ctx.plan.load.kind === 'rate' ? ' req/s' : ''}`);
+      const levelPlan: Plan = {
+        ...config.plan,
+        load: { ...config.plan.load, levels: [ctx.plan.load.levels[idx]] },
+        output: runDir,
+      };
+      log(
+        `  level ${ctx.plan.load.kind === 'concurrency' ? 'c=' : ''}${ctx.plan.load.levels[idx]}${ctx.plan.load.kind === 'rate' ? ' req/s' : ''}`,
+      );
       let summary: Awaited<ReturnType<MatrixStages['sweepLevel']>>;
       try {
         summary = await stages.sweepLevel({
@@ -350,18 +439,40 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         });
       } catch (e) {
         const crash = server.log.crashHit;
-        fail('sweep', isBenchgateError(e) ? e.code : 'BG_E_INTERNAL', `config "${config.name}": level ${ctx.plan.load.levels[idx]} failed: ${(e as Error).message}`, crash ? crash.excerpt.split('\n') : []);
+        fail(
+          'sweep',
+          isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
+          `config "${config.name}": level ${ctx.plan.load.levels[idx]} failed: ${(e as Error).message}`,
+          crash ? crash.excerpt.split('\n') : [],
+        );
       }
       ctx.progress('');
       const crash = server.log.crashHit;
-      const exited = await Promise.race([server.proc.exited.then(() => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+      const exited = await Promise.race([
+        server.proc.exited.then(() => true),
+        new Promise<boolean>((r) => setImmediate(() => r(false))),
+      ]);
       if (crash || exited) {
-        fail('sweep', 'BG_E_LAUNCH', `config "${config.name}": the server ${crash ? `logged a crash at output line ${crash.line}` : 'exited'} during level ${ctx.plan.load.levels[idx]}; the level is not kept.`, crash ? crash.excerpt.split('\n') : server.log.excerpt(12));
+        fail(
+          'sweep',
+          'BG_E_LAUNCH',
+          `config "${config.name}": the server ${crash ? `logged a crash at output line ${crash.line}` : 'exited'} during level ${ctx.plan.load.levels[idx]}; the level is not kept.`,
+          crash ? crash.excerpt.split('\n') : server.log.excerpt(12),
+        );
       }
-      const drift = await stages.driftCheck({ plan: config.plan, host, verifiedTarget: checkpoint.verifiedTarget });
+      const drift = await stages.driftCheck({
+        plan: config.plan,
+        host,
+        verifiedTarget: checkpoint.verifiedTarget,
+      });
       if (!drift.valid || !summary.validity.valid) {
         const reasons = [...drift.reasons, ...summary.validity.reasons];
-        fail('sweep', 'BG_E_CHECK_FAILED', `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); later levels not run.`, reasons);
+        fail(
+          'sweep',
+          'BG_E_CHECK_FAILED',
+          `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); later levels not run.`,
+          reasons,
+        );
       }
       st.completedLevels = [...st.completedLevels, idx].sort((a, b) => a - b);
       await save();
@@ -379,10 +490,20 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   } finally {
     // 5. Tear down, whatever happened.
     if (host && server) {
-      const td = await tearDown(host, server.proc, { port: config.port, signal: config.stop.signal, command: config.stop.command, graceS: config.stop.graceS }).catch(
-        (e: Error) => ({ clean: false, message: `tear-down failed: ${e.message}`, escalatedToKill: false }),
-      );
-      if (td.escalatedToKill) warnings.push(`the server did not stop within ${config.stop.graceS} s of ${config.stop.signal}; SIGKILL sent to its process group.`);
+      const td = await tearDown(host, server.proc, {
+        port: config.port,
+        signal: config.stop.signal,
+        command: config.stop.command,
+        graceS: config.stop.graceS,
+      }).catch((e: Error) => ({
+        clean: false,
+        message: `tear-down failed: ${e.message}`,
+        escalatedToKill: false,
+      }));
+      if (td.escalatedToKill)
+        warnings.push(
+          `the server did not stop within ${config.stop.graceS} s of ${config.stop.signal}; SIGKILL sent to its process group.`,
+        );
       if (!td.clean && td.message) warnings.push(td.message);
       for (const w of warnings) log(`  ! ${w}`);
       if (td.clean) log('  torn down: port free, no process of the server left.');

@@ -25,10 +25,19 @@ export interface SweepLevelArgs {
 }
 
 export interface MatrixStages {
-  checkpoint(args: { plan: Plan; host: ProcessHost; signal: AbortSignal; onProgress: (line: string) => void }): Promise<CheckpointOutcome>;
+  checkpoint(args: {
+    plan: Plan;
+    host: ProcessHost;
+    signal: AbortSignal;
+    onProgress: (line: string) => void;
+  }): Promise<CheckpointOutcome>;
   sweepLevel(args: SweepLevelArgs): Promise<LevelSummary>;
   /** Re-reads the cheap parts of the fingerprint after a level: did the server restart or change? */
-  driftCheck(args: { plan: Plan; host: ProcessHost; verifiedTarget: VerifiedTarget }): Promise<{ valid: boolean; reasons: string[] }>;
+  driftCheck(args: {
+    plan: Plan;
+    host: ProcessHost;
+    verifiedTarget: VerifiedTarget;
+  }): Promise<{ valid: boolean; reasons: string[] }>;
   /** Compares the completed configs' run directories; returns terminal text and the HTML report path. */
   compare(args: {
     runs: { name: string; dir: string }[];

@@ -54,7 +54,9 @@ export async function withInterrupt<T>(fn: (signal: AbortSignal) => Promise<T>):
   const ac = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (ac.signal.aborted) process.exit(130);
-    process.stderr.write(`\nbenchgate: ${sig} received; stopping the current server and saving what is complete (again to quit now).\n`);
+    process.stderr.write(
+      `\nbenchgate: ${sig} received; stopping the current server and saving what is complete (again to quit now).\n`,
+    );
     ac.abort();
   };
   process.on('SIGINT', onSignal);

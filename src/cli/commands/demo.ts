@@ -29,7 +29,9 @@ interface DemoFlags {
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('Run the README story on the embedded simulator: baseline vs EAGLE-3 configs, one silently drifted.')
+    .description(
+      'Run the README story on the embedded simulator: baseline vs EAGLE-3 configs, one silently drifted.',
+    )
     .option('--out <dir>', 'parent directory for the demo run', 'results')
     .option('--time-scale <x>', 'simulator speed-up (larger is faster)')
     .option('--requests <n>', 'measured requests per level')
@@ -41,9 +43,13 @@ export function registerDemo(program: Command): void {
           benchgateArgv: selfArgv(),
           output: flags.out,
           timeScale: flags.timeScale ? parsePositive('--time-scale', flags.timeScale) : undefined,
-          requests: flags.requests ? parsePositive('--requests', flags.requests, { integer: true }) : undefined,
+          requests: flags.requests
+            ? parsePositive('--requests', flags.requests, { integer: true })
+            : undefined,
         });
-        io.log('benchgate demo: an SGLang-like MoE server (simulated, 8x PCIe GPUs) under four configurations:');
+        io.log(
+          'benchgate demo: an SGLang-like MoE server (simulated, 8x PCIe GPUs) under four configurations:',
+        );
         io.log('  baseline, EAGLE-3 top-k 4 (spec v1, overlap off), EAGLE-3 top-k 1 (spec v2, overlap on),');
         io.log('  and a spec-v2 config whose log claims overlap is on while the server runs without it.');
         return withInterrupt(async (signal) => {
@@ -63,9 +69,12 @@ export function registerDemo(program: Command): void {
           if (result.cancelled) return 130;
           const byName = new Map(result.configs.map((c) => [c.name, c]));
           const drifted = byName.get('eagle3-topk1-v2-drifted');
-          const goodOk = ['baseline', 'eagle3-topk4-v1', 'eagle3-topk1-v2'].every((n) => byName.get(n)?.status === 'completed');
+          const goodOk = ['baseline', 'eagle3-topk4-v1', 'eagle3-topk1-v2'].every(
+            (n) => byName.get(n)?.status === 'completed',
+          );
           const driftCaught = drifted?.status === 'failed' && drifted.failure?.stage === 'checkpoint';
-          if (!driftCaught) io.log('demo: expected the drifted config to be caught by the checkpoint; it was not.');
+          if (!driftCaught)
+            io.log('demo: expected the drifted config to be caught by the checkpoint; it was not.');
           return goodOk && driftCaught ? 0 : 1;
         });
       }),
