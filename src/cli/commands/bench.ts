@@ -1,5 +1,167 @@
-// `benchgate bench`: placeholder registration until the command is implemented.
+// `benchgate bench [PLAN]`: flags compose with (and override) a plan file; parse, call runBench,
+// print the table (or the summary JSON with --json), map Ctrl-C to exit 130. No logic beyond wiring.
 
 import type { Command } from 'commander';
+import { BenchgateError } from '../../core/errors.js';
+import { silentProgress, ttyProgress } from '../../load/progress.js';
+import { runBench } from '../../load/run-bench.js';
+import type { Plan, PlanInput } from '../../plan/schema.js';
+import { levelTable } from '../../results/level-table.js';
+import { action, parseNumberList, parsePositive } from '../action.js';
 
-export function registerBench(_program: Command): void {}
+interface BenchFlags {
+  url?: string;
+  engine?: string;
+  api?: string;
+  model?: string;
+  concurrency?: string;
+  rate?: string;
+  maxConcurrency?: string;
+  arrival?: string;
+  requests?: string;
+  duration?: string;
+  warmup?: string;
+  inputTokens?: string;
+  outputTokens?: string;
+  dataset?: string;
+  seed?: string;
+  out?: string;
+  name?: string;
+  json?: boolean;
+  force?: boolean;
+}
+
+/** The plan fragment the flags describe (only what was given). */
+export function flagsToPlanInput(o: BenchFlags): PlanInput {
+  if (o.concurrency !== undefined && o.rate !== undefined) {
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      '--concurrency and --rate are exclusive: give closed-loop concurrency levels or open-loop rates, not both.',
+    );
+  }
+  const target: Record<string, unknown> = {};
+  if (o.url !== undefined) target.url = o.url;
+  if (o.engine !== undefined) target.engine = o.engine;
+  if (o.api !== undefined) target.api = o.api;
+  if (o.model !== undefined) target.model = o.model;
+  const workload: Record<string, unknown> = {};
+  if (o.inputTokens !== undefined)
+    workload.input_tokens = { fixed: parsePositive('--input-tokens', o.inputTokens, { integer: true }) };
+  if (o.outputTokens !== undefined)
+    workload.output_tokens = { fixed: parsePositive('--output-tokens', o.outputTokens, { integer: true }) };
+  if (o.dataset !== undefined) workload.dataset = o.dataset;
+  if (o.seed !== undefined)
+    workload.seed = parsePositive('--seed', o.seed, { integer: true, allowZero: true });
+  const load: Record<string, unknown> = {};
+  if (o.concurrency !== undefined) {
+    load.kind = 'concurrency';
+    load.levels = parseNumberList('--concurrency', o.concurrency, { integer: true });
+  }
+  if (o.rate !== undefined) {
+    load.kind = 'rate';
+    load.levels = parseNumberList('--rate', o.rate);
+  }
+  if (o.maxConcurrency !== undefined)
+    load.max_concurrency = parsePositive('--max-concurrency', o.maxConcurrency, { integer: true });
+  if (o.arrival !== undefined) load.arrival = o.arrival;
+  if (o.requests !== undefined) load.requests = parsePositive('--requests', o.requests, { integer: true });
+  if (o.duration !== undefined) load.duration = o.duration;
+  if (o.warmup !== undefined)
+    load.warmup = parsePositive('--warmup', o.warmup, { integer: true, allowZero: true });
+  const input: Record<string, unknown> = {};
+  if (Object.keys(target).length) input.target = target;
+  if (Object.keys(workload).length) input.workload = workload;
+  if (Object.keys(load).length) input.load = load;
+  if (o.out !== undefined) input.output = o.out;
+  if (o.name !== undefined) input.name = o.name;
+  return input as PlanInput;
+}
+
+// TEMP: a computed specifier until src/plan/load.ts lands (keeps tsc green meanwhile).
+const PLAN_LOAD_MODULE = '../../plan/load.js';
+interface PlanLoader {
+  loadPlanFile(path: string): Promise<Plan>;
+  resolvePlan(input: PlanInput, source: string): Plan;
+}
+const planLoader = async (): Promise<PlanLoader> => (await import(PLAN_LOAD_MODULE)) as PlanLoader;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep merge where `over` wins; arrays are replaced, not merged. */
+export function mergePlanInput(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = mergePlanInput(base[k], v);
+  return out;
+}
+
+export function registerBench(program: Command): void {
+  program
+    .command('bench')
+    .description(
+      'Benchmark a server across load levels (closed loop --concurrency or open loop --rate); with no URL, the embedded simulator.',
+    )
+    .argument('[plan]', 'plan file (YAML or JSON); flags override its values')
+    .option('--url <url>', 'server base URL, e.g. http://127.0.0.1:30000')
+    .option('--engine <name>', 'auto | sglang | vllm | llamacpp | tgi | openai')
+    .option('--api <api>', 'completions | chat | native')
+    .option('--model <name>', 'model to request (default: first of /v1/models)')
+    .option('--concurrency <list>', 'closed-loop levels, e.g. 1,8,64')
+    .option('--rate <list>', 'open-loop levels in requests/s, e.g. 2,4,8')
+    .option(
+      '--max-concurrency <n>',
+      'open loop: cap on requests in flight (waiting is recorded as queue time)',
+    )
+    .option('--arrival <kind>', 'open loop: constant | poisson | gamma')
+    .option('--requests <n>', 'measured requests per level')
+    .option('--duration <d>', 'per-level duration, e.g. 90s or 5m')
+    .option('--warmup <n>', 'warmup requests per level (excluded from metrics)')
+    .option('--input-tokens <n>', 'prompt length in tokens')
+    .option('--output-tokens <n>', 'requested output tokens')
+    .option('--dataset <d>', 'random, a ShareGPT JSON file or a JSONL file of prompts')
+    .option('--seed <n>', 'seed for prompts, lengths and arrivals')
+    .option('--out <dir>', 'results directory (each run gets <dir>/<run-id>/)')
+    .option('--name <name>', 'run name')
+    .option('--json', 'print only the run summary JSON on stdout; no live progress')
+    .option('--force', 'run even when required checkpoint checks fail (recorded in the manifest)')
+    .action(
+      action(async (planPath: string | undefined, o: BenchFlags) => {
+        const flags = flagsToPlanInput(o);
+        const { loadPlanFile, resolvePlan } = await planLoader();
+        const base = planPath ? await loadPlanFile(planPath) : {};
+        const plan = resolvePlan(
+          mergePlanInput(base, flags) as PlanInput,
+          planPath ? `${planPath} (with command-line flags)` : 'command-line flags',
+        );
+        const live = !o.json && process.stderr.isTTY === true;
+        const progress = live
+          ? ttyProgress()
+          : { ...silentProgress, note: (l: string) => process.stderr.write(`${l}\n`) };
+        const interrupt = new AbortController();
+        const onSigint = (): void => {
+          if (interrupt.signal.aborted) process.exit(130);
+          process.stderr.write(
+            '\nbenchgate: interrupted; writing what is complete (Ctrl-C again to quit now)\n',
+          );
+          interrupt.abort();
+        };
+        process.on('SIGINT', onSigint);
+        try {
+          const result = await runBench({
+            plan,
+            planPath: planPath ?? null,
+            signal: interrupt.signal,
+            progress,
+            force: o.force === true,
+          });
+          if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
+          else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
+          return result.interrupted ? 130 : 0;
+        } finally {
+          process.off('SIGINT', onSigint);
+        }
+      }),
+    );
+}

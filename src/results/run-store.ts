@@ -1,0 +1,123 @@
+// Writes one run directory (layout.ts). requests.jsonl is appended synchronously, one line per
+// completed request, so a crash or SIGKILL loses at most the requests in flight; JSON files are
+// replaced atomically (write to a temp file, then rename) so a reader never sees half a file.
+
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
+import type { RequestRecord } from '../client/record.js';
+import { BenchgateError } from '../core/errors.js';
+import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import {
+  levelFile,
+  MANIFEST_FILE,
+  type Manifest,
+  REQUESTS_FILE,
+  SUMMARY_CSV_FILE,
+  SUMMARY_FILE,
+} from './layout.js';
+import { redactDeep, redactString } from './redact.js';
+import { summaryCsv } from './summary-csv.js';
+
+export interface RunStore {
+  readonly dir: string;
+  readonly runId: string;
+  appendRecord(r: RequestRecord): void;
+  writeLevel(summary: LevelSummary): void;
+  /** Merges into the manifest and rewrites it. */
+  updateManifest(patch: Partial<Manifest>): void;
+  writeSummary(summary: RunSummary, percentiles: number[]): void;
+  close(): void;
+}
+
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+function stamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+}
+
+/** `<UTC yyyymmdd-hhmmss>-<name>`, with `-2`, `-3`… when that directory already exists. */
+export function newRunId(outDir: string, name: string, now = new Date()): string {
+  const safe = name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'bench';
+  const base = `${stamp(now)}-${safe}`;
+  let id = base;
+  for (let i = 2; existsSync(join(outDir, id)); i++) id = `${base}-${i}`;
+  return id;
+}
+
+export interface CreateRunStoreOptions {
+  outDir: string;
+  /** Manifest without runId/schema (filled here). The plan is redacted before it is written. */
+  manifest: Omit<Manifest, 'schema' | 'runId'>;
+  /** Secret values in use (API key, header values): scrubbed from everything written. */
+  secrets: string[];
+  runId?: string;
+  /** Write into exactly this directory (the matrix creates one per config/level); runId = its name. */
+  runDir?: string;
+}
+
+export function createRunStore(opts: CreateRunStoreOptions): RunStore {
+  const runId = opts.runDir
+    ? basename(opts.runDir)
+    : (opts.runId ?? newRunId(opts.outDir, opts.manifest.name));
+  const dir = opts.runDir ?? join(opts.outDir, runId);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `cannot create the run directory "${dir}" (${(e as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  const secrets = opts.secrets.filter((s) => s.length >= 4);
+  let manifest: Manifest = redactDeep(
+    { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest,
+    secrets,
+  );
+  writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
+  let fd: number | null = openSync(join(dir, REQUESTS_FILE), 'a');
+
+  return {
+    dir,
+    runId,
+    appendRecord(r) {
+      if (fd === null) return;
+      let line = JSON.stringify(r);
+      if (r.error) line = redactString(line, secrets);
+      writeSync(fd, `${line}\n`);
+    },
+    writeLevel(summary) {
+      writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary);
+    },
+    updateManifest(patch) {
+      manifest = redactDeep({ ...manifest, ...patch }, secrets);
+      writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
+    },
+    writeSummary(summary, percentiles) {
+      writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
+      const tmp = join(dir, `${SUMMARY_CSV_FILE}.tmp-${process.pid}`);
+      writeFileSync(tmp, summaryCsv(summary.levels, percentiles));
+      renameSync(tmp, join(dir, SUMMARY_CSV_FILE));
+    },
+    close() {
+      if (fd !== null) {
+        fsyncSync(fd);
+        closeSync(fd);
+        fd = null;
+      }
+    },
+  };
+}
