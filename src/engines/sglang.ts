@@ -1,9 +1,43 @@
 // SGLang adapter: native /generate requests, server_info / model_info reads, the
 // server_args=ServerArgs(...) log line, spec v2 evidence, and sglang: Prometheus counters.
 
+import { envTruthy, flagValue, indexAfter, parseFlagArgv } from './argv.js';
+import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { findCrashes, lineTimestamp, logicalLines } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject } from './probe.js';
-import type { BuiltRequest, EngineAdapter, GenerationParams } from './types.js';
+import { getFirstJsonObject, getJsonObject } from './probe.js';
+import { parsePrometheusText, sumMetric } from './prometheus.js';
+import { parsePyKwargs } from './pyrepr.js';
+import { redactSecrets } from './redact.js';
+import type {
+  BuiltRequest,
+  ConfigFacts,
+  EngineAdapter,
+  GenerationParams,
+  LiveReading,
+  LogReading,
+  SpecCounters,
+  TargetHttp,
+} from './types.js';
+
+export const SGLANG_START_MARKER = 'server_args=ServerArgs(';
+export const SGLANG_READY_LINE = 'The server is fired up and ready to roll!';
+const SPEC_V2_ON_RE = /Spec v2 is enabled/;
+const OVERLAP_OFF_RE = /Overlap scheduler is disabled/;
+/** Algorithms spec v2 applies to (NEXTN is renamed to EAGLE by SGLang itself). */
+const SPEC_V2_ALGORITHMS = new Set(['EAGLE', 'EAGLE3', 'STANDALONE', 'NEXTN']);
+
+/** argparse aliases → ServerArgs field names. */
+const FLAG_ALIASES: Record<string, string> = {
+  model: 'model_path',
+  tensor_parallel_size: 'tp_size',
+  tp: 'tp_size',
+  data_parallel_size: 'dp_size',
+  dp: 'dp_size',
+  pipeline_parallel_size: 'pp_size',
+  pp: 'pp_size',
+  speculative_algo: 'speculative_algorithm',
+};
 
 export function sglangRequestFor(params: GenerationParams): BuiltRequest {
   if (params.api !== 'native') {
@@ -22,6 +56,225 @@ export function sglangRequestFor(params: GenerationParams): BuiltRequest {
   };
 }
 
+/**
+ * Normalised + `sglang.`-prefixed facts from a ServerArgs-shaped map (server_info JSON, the parsed
+ * ServerArgs(...) log line, or flags). Nulls the engine fills in later (context_length,
+ * max_running_requests) stay unknown rather than null.
+ */
+export function factsFromServerArgs(args: Record<string, unknown>, source: string): ConfigFacts {
+  const facts: ConfigFacts = {};
+  setFact(facts, 'engine', 'sglang', source);
+  if (typeof args.version === 'string') setFact(facts, 'engine_version', args.version, source);
+  setFact(facts, 'model', args.model_path, source);
+  setFact(facts, 'served_model_name', args.served_model_name ?? undefined, source);
+  for (const [norm, native] of [
+    ['tp_size', 'tp_size'],
+    ['dp_size', 'dp_size'],
+    ['pp_size', 'pp_size'],
+    ['dtype', 'dtype'],
+    ['quantization', 'quantization'],
+    ['speculative.algorithm', 'speculative_algorithm'],
+    ['speculative.draft_model', 'speculative_draft_model_path'],
+    ['speculative.num_steps', 'speculative_num_steps'],
+    ['speculative.topk', 'speculative_eagle_topk'],
+    ['speculative.num_draft_tokens', 'speculative_num_draft_tokens'],
+  ] as const) {
+    setFact(facts, norm, args[native], source);
+  }
+  for (const key of ['context_length', 'max_running_requests'] as const) {
+    if (args[key] !== null) setFact(facts, key, args[key], source);
+  }
+  const disabled = asBool(args.disable_overlap_schedule);
+  if (disabled !== undefined) setFact(facts, 'overlap_schedule', !disabled, source);
+  const native: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    if (k === 'internal_states' || k.startsWith('__')) continue;
+    native[k] = v;
+  }
+  setNativeFacts(facts, 'sglang', redactSecrets(native), source);
+  return facts;
+}
+
+/**
+ * Spec v2 is not in server_info: inferred from overlap on + an EAGLE-family algorithm (SGLang turns
+ * overlap off for EAGLE unless spec v2 is on). Sets nothing when the inputs are unknown.
+ */
+export function inferSpecV2(facts: ConfigFacts): void {
+  if ('speculative.spec_v2' in facts) return;
+  const algo = facts['speculative.algorithm'];
+  const overlap = facts.overlap_schedule;
+  if (!algo) return;
+  if (algo.value === null) {
+    facts['speculative.spec_v2'] = {
+      value: false,
+      source: `no speculative algorithm (${algo.source})`,
+      inferred: true,
+    };
+    return;
+  }
+  if (!overlap || typeof overlap.value !== 'boolean') return;
+  const family = SPEC_V2_ALGORITHMS.has(String(algo.value).toUpperCase());
+  if (!family) return;
+  facts['speculative.spec_v2'] = {
+    value: overlap.value,
+    source: `inferred from overlap_schedule=${overlap.value} and speculative.algorithm=${algo.value} (${overlap.source})`,
+    inferred: true,
+  };
+}
+
+async function readLive(http: TargetHttp): Promise<LiveReading> {
+  const raw: Record<string, unknown> = {};
+  let facts: ConfigFacts = {};
+  const info = await getFirstJsonObject(http, ['/server_info', '/get_server_info']);
+  if (info) {
+    raw[info.path] = redactSecrets(info.json);
+    facts = factsFromServerArgs(info.json, `GET ${info.path}`);
+    const states = Array.isArray(info.json.internal_states) ? info.json.internal_states : [];
+    const first = states.find(isRecord);
+    if (first && !('max_running_requests' in facts)) {
+      setFact(facts, 'max_running_requests', first.max_running_requests ?? undefined, `GET ${info.path}`);
+    }
+  }
+  const model = await getFirstJsonObject(http, ['/model_info', '/get_model_info']);
+  if (model) {
+    raw[model.path] = redactSecrets(model.json);
+    setFactIfAbsent(facts, 'engine', 'sglang', `GET ${model.path}`);
+    setFactIfAbsent(facts, 'model', model.json.model_path ?? undefined, `GET ${model.path}`);
+    for (const k of ['tokenizer_path', 'is_generation', 'weight_version']) {
+      setFactIfAbsent(facts, `sglang.${k}`, model.json[k], `GET ${model.path}`);
+    }
+  }
+  const models = await getJsonObject(http, '/v1/models');
+  if (models.json) {
+    raw['/v1/models'] = models.json;
+    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
+    if (first) {
+      setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
+      setFactIfAbsent(facts, 'context_length', first.max_model_len ?? undefined, 'GET /v1/models');
+    }
+  }
+  inferSpecV2(facts);
+  return { facts, raw };
+}
+
+function readLog(text: string, path: string): LogReading {
+  const lines = logicalLines(text);
+  const markerIdx: number[] = [];
+  lines.forEach((l, i) => {
+    if (l.text.includes(SGLANG_START_MARKER)) markerIdx.push(i);
+  });
+  const reading: LogReading = {
+    facts: {},
+    startMarkerLines: markerIdx.map((i) => lines[i].line),
+    startMarkerTimes: markerIdx.map((i) => lineTimestamp(lines[i].text)),
+    readyLine: null,
+    crashes: [],
+  };
+  const last = markerIdx.length > 0 ? markerIdx[markerIdx.length - 1] : -1;
+  // SGLang prints its config warnings (spec v2, overlap) just before the ServerArgs line, so the
+  // current start's region begins after the previous start's ready line (or previous marker).
+  const prevMarker = markerIdx.length > 1 ? markerIdx[markerIdx.length - 2] : -1;
+  let regionStart = prevMarker + 1;
+  for (let i = prevMarker + 1; i < Math.max(last, 0); i++) {
+    if (lines[i].text.includes(SGLANG_READY_LINE)) regionStart = i + 1;
+  }
+  if (last < 0) regionStart = 0;
+  const after = last >= 0 ? lines.slice(last + 1) : lines;
+  reading.crashes = findCrashes(after);
+  const ready = after.find((l) => l.text.includes(SGLANG_READY_LINE));
+  reading.readyLine = ready ? ready.line : null;
+  if (last >= 0) {
+    const l = lines[last];
+    const at = l.text.indexOf(SGLANG_START_MARKER) + SGLANG_START_MARKER.length;
+    const parsed = parsePyKwargs(l.text, at, ')');
+    const source = `${path}:${l.line}`;
+    reading.facts = factsFromServerArgs(parsed.value, source);
+    if (!parsed.complete) setFact(reading.facts, 'sglang.server_args_truncated', true, source);
+  }
+  for (let i = regionStart; i < lines.length; i++) {
+    const l = lines[i];
+    if (SPEC_V2_ON_RE.test(l.text)) {
+      setFact(reading.facts, 'speculative.spec_v2', true, `${path}:${l.line}`);
+    } else if (OVERLAP_OFF_RE.test(l.text) && /spec v2 is off/i.test(l.text)) {
+      setFactIfAbsent(reading.facts, 'speculative.spec_v2', false, `${path}:${l.line}`);
+    }
+  }
+  inferSpecV2(reading.facts);
+  return reading;
+}
+
+function readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts {
+  const start = indexAfter(
+    argv,
+    (t) => /sglang\.launch_server|sglang[/\\]launch_server\.py$/.test(t) || t === 'serve',
+  );
+  const { flags } = parseFlagArgv(argv, start);
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flags)) args[FLAG_ALIASES[k] ?? k] = flagValue(v);
+  const facts = factsFromServerArgs(args, source);
+  if (!('served_model_name' in facts) && typeof args.model_path === 'string') {
+    setFact(facts, 'served_model_name', args.model_path, `${source} (defaults to --model-path)`, true);
+  }
+  const specV2Env = envTruthy(env?.SGLANG_ENABLE_SPEC_V2);
+  if (specV2Env !== undefined) {
+    setFact(facts, 'speculative.spec_v2', specV2Env, `${source} environment SGLANG_ENABLE_SPEC_V2`);
+    setFact(facts, 'sglang.env.SGLANG_ENABLE_SPEC_V2', env?.SGLANG_ENABLE_SPEC_V2, `${source} environment`);
+  }
+  if (!('speculative.algorithm' in facts) && argv.length > 0) {
+    setFact(facts, 'speculative.algorithm', null, `${source} (no --speculative-algorithm flag)`, true);
+  }
+  if (!('overlap_schedule' in facts)) {
+    // Without --disable-overlap-schedule, SGLang still turns overlap off for EAGLE-family
+    // algorithms unless spec v2 is on.
+    const algo = facts['speculative.algorithm']?.value;
+    const family = typeof algo === 'string' && SPEC_V2_ALGORITHMS.has(algo.toUpperCase());
+    if (!family) setFact(facts, 'overlap_schedule', true, `${source} (no --disable-overlap-schedule)`, true);
+    else if (specV2Env !== undefined) {
+      setFact(
+        facts,
+        'overlap_schedule',
+        specV2Env,
+        `${source} (EAGLE-family algorithm, SGLANG_ENABLE_SPEC_V2)`,
+        true,
+      );
+    }
+  }
+  return facts;
+}
+
+export function sglangSpecCounters(metricsText: string): SpecCounters | null {
+  const scrape = parsePrometheusText(metricsText);
+  const out: SpecCounters = {};
+  const gaugeSamples = scrape.samples.filter((s) => /^sglang[:_]spec_accept_length$/.test(s.name));
+  if (gaugeSamples.length > 0) {
+    // A gauge per rank: the mean over label sets, not the sum.
+    const finite = gaugeSamples.filter((s) => Number.isFinite(s.value));
+    if (finite.length > 0) out.acceptLengthGauge = finite.reduce((a, s) => a + s.value, 0) / finite.length;
+  }
+  const gen = sumMetric(scrape, 'sglang', 'generation_tokens_total');
+  if (gen !== undefined) out.generationTokens = gen;
+  return gaugeSamples.length > 0 ? out : null;
+}
+
+const WHERE_TO_READ: Record<string, string> = {
+  'speculative.spec_v2':
+    "the start-up log line 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.' or SGLANG_ENABLE_SPEC_V2 in the server process environment (/proc/<pid>/environ)",
+  overlap_schedule:
+    "GET /server_info field disable_overlap_schedule, or the start-up log's server_args=ServerArgs(...) line and its 'Overlap scheduler is disabled' warning",
+  context_length: 'GET /v1/models field max_model_len, or --context-length on the server command line',
+  max_running_requests:
+    "GET /server_info field max_running_requests (reset to 48 under speculative decoding when unset), or the log's server_args=ServerArgs(...) line",
+  engine_version: 'GET /server_info field version',
+};
+
+function whereToRead(key: string): string | null {
+  if (key in WHERE_TO_READ) return WHERE_TO_READ[key];
+  if (key.startsWith('sglang.') || key.startsWith('speculative.') || key.endsWith('_size')) {
+    return "GET /server_info (fallback /get_server_info), the start-up log's server_args=ServerArgs(...) line, or the server command line";
+  }
+  return null;
+}
+
 export const sglangAdapter: EngineAdapter = {
   name: 'sglang',
   async detect(http) {
@@ -31,20 +284,10 @@ export const sglangAdapter: EngineAdapter = {
     }
     return false;
   },
-  async readLive() {
-    return { facts: {}, raw: {} };
-  },
-  readLog() {
-    return { facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] };
-  },
-  readProcess() {
-    return {};
-  },
+  readLive,
+  readLog,
+  readProcess,
   requestFor: sglangRequestFor,
-  specCounters() {
-    return null;
-  },
-  whereToRead() {
-    return null;
-  },
+  specCounters: sglangSpecCounters,
+  whereToRead,
 };

@@ -88,7 +88,10 @@ export interface BuiltRequest {
 export interface TargetHttp {
   readonly baseUrl: string;
   /** GET or POST a path; never throws for HTTP status, only returns it. `error` set on transport failure. */
-  request(path: string, opts?: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number }): Promise<HttpDoc>;
+  request(
+    path: string,
+    opts?: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number },
+  ): Promise<HttpDoc>;
 }
 
 export interface HttpDoc {

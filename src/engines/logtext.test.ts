@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { findCrashes, lineTimestamp, logicalLines, stripAnsi } from './logtext.js';
+
+describe('stripAnsi', () => {
+  it('removes colour and cursor sequences', () => {
+    expect(stripAnsi('\u001b[32mINFO\u001b[0m 05-01 \u001b[1;33mwarn\u001b[0m')).toBe('INFO 05-01 warn');
+  });
+});
+
+describe('logicalLines', () => {
+  it('re-joins lines a terminal hard-wrapped at a fixed width and keeps first line numbers', () => {
+    const record = `INFO 05-01 10:00:00 [utils.py:1] non-default args: {'model': 'org/a-very-long-model-name', 'tensor_parallel_size': 8, 'max_num_seqs': 64, 'speculative_config': {'method': 'eagle3', 'num_speculative_tokens': 3}}`;
+    const width = 80;
+    const wrapped: string[] = [];
+    for (let i = 0; i < record.length; i += width) wrapped.push(record.slice(i, i + width));
+    const text = [
+      'INFO 05-01 09:59:59 [api_server.py:1] vLLM API server version 0.10.1',
+      ...wrapped,
+      'INFO 05-01 10:00:01 next',
+    ].join('\n');
+    const lines = logicalLines(text);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toEqual({ line: 2, text: record });
+    expect(lines[2].line).toBe(2 + wrapped.length);
+  });
+
+  it('leaves unwrapped logs line for line', () => {
+    const lines = logicalLines('a\r\nb\n\nc\n');
+    expect(lines.map((l) => l.text)).toEqual(['a', 'b', '', 'c']);
+  });
+});
+
+describe('lineTimestamp', () => {
+  it('reads SGLang, ISO and vLLM (year-less) timestamps as UTC ISO', () => {
+    expect(lineTimestamp('[2026-02-14 15:17:50] server_args=ServerArgs(')).toBe('2026-02-14T15:17:50.000Z');
+    expect(lineTimestamp('2026-02-14T15:17:50.123+02:00 x')).toBe('2026-02-14T13:17:50.123Z');
+    expect(lineTimestamp('(APIServer pid=7) INFO 03-07 12:29:02 [api_server.py:1] x', 2025)).toBe(
+      '2025-03-07T12:29:02.000Z',
+    );
+    expect(lineTimestamp('no time here')).toBeNull();
+  });
+});
+
+describe('findCrashes', () => {
+  it('reports a traceback at its first line with its final exception line', () => {
+    const lines = logicalLines(
+      [
+        '[2026-01-01 00:00:00] Scheduler hit an exception: Traceback (most recent call last):',
+        '  File "/x/scheduler.py", line 10, in run',
+        '    self.worker.forward()',
+        "AttributeError: 'NoneType' object has no attribute 'forward'",
+        '',
+        '[2026-01-01 00:00:01] Received sigquit from a child process. It usually means the child failed.',
+        'RuntimeError: CUDA error: an illegal memory access was encountered',
+      ].join('\n'),
+    );
+    expect(findCrashes(lines)).toEqual([
+      { line: 1, excerpt: "AttributeError: 'NoneType' object has no attribute 'forward'" },
+      {
+        line: 6,
+        excerpt:
+          '[2026-01-01 00:00:01] Received sigquit from a child process. It usually means the child failed.',
+      },
+      { line: 7, excerpt: 'RuntimeError: CUDA error: an illegal memory access was encountered' },
+    ]);
+  });
+
+  it('does not mistake configuration lines mentioning the watchdog for crashes', () => {
+    const lines = logicalLines(
+      '[t] server_args=ServerArgs(watchdog_timeout=300, soft_watchdog_timeout=None)\n[t] Set soft_watchdog_timeout since in CI',
+    );
+    expect(findCrashes(lines)).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { parsePyKwargs, parsePyValue } from './pyrepr.js';
+
+describe('parsePyValue', () => {
+  it('reads Python scalars: None, True, False, ints, floats, inf and nan', () => {
+    expect(parsePyValue('None').value).toBeNull();
+    expect(parsePyValue('True').value).toBe(true);
+    expect(parsePyValue('False').value).toBe(false);
+    expect(parsePyValue('-42').value).toBe(-42);
+    expect(parsePyValue('1.5e-3').value).toBe(0.0015);
+    expect(parsePyValue('inf').value).toBe(Infinity);
+    expect(parsePyValue('-inf').value).toBe(-Infinity);
+    expect(Number.isNaN(parsePyValue('nan').value as number)).toBe(true);
+  });
+
+  it('reads strings in both quote styles with escapes', () => {
+    expect(parsePyValue(`'it\\'s'`).value).toBe("it's");
+    expect(parsePyValue(`"say \\"hi\\"\\n"`).value).toBe('say "hi"\n');
+    expect(parsePyValue(`'{"a": 1}'`).value).toBe('{"a": 1}');
+  });
+
+  it('reads lists, tuples, dicts, sets and nested calls', () => {
+    expect(parsePyValue("[1, 'a', None]").value).toEqual([1, 'a', null]);
+    expect(parsePyValue('(1, 2,)').value).toEqual([1, 2]);
+    expect(parsePyValue("{'a': 1, 'b': [True]}").value).toEqual({ a: 1, b: [true] });
+    expect(parsePyValue("{'x', 'y'}").value).toEqual(['x', 'y']);
+    expect(parsePyValue("Foo(a=1, b=Bar(c='d'))").value).toEqual({
+      __call__: 'Foo',
+      a: 1,
+      b: { __call__: 'Bar', c: 'd' },
+    });
+  });
+
+  it('keeps unfamiliar reprs as text instead of failing', () => {
+    expect(parsePyValue('torch.bfloat16').value).toBe('torch.bfloat16');
+    expect(parsePyValue('<LoadFormat.AUTO: 1>').value).toBe('<LoadFormat.AUTO: 1>');
+  });
+});
+
+describe('parsePyKwargs', () => {
+  it('reads a ServerArgs body up to its closing parenthesis', () => {
+    const text =
+      "model_path='m', tp_size=8, disable_overlap_schedule=False, json_model_override_args='{}') tail";
+    const r = parsePyKwargs(text, 0, ')');
+    expect(r.complete).toBe(true);
+    expect(r.value).toEqual({
+      model_path: 'm',
+      tp_size: 8,
+      disable_overlap_schedule: false,
+      json_model_override_args: '{}',
+    });
+    expect(text.slice(r.end)).toBe(' tail');
+  });
+
+  it('returns the fields before a truncation and says it is incomplete', () => {
+    const r = parsePyKwargs("model_path='/models/x', tp_size=8, speculative_algorithm='EAG", 0, ')');
+    expect(r.complete).toBe(false);
+    expect(r.value.model_path).toBe('/models/x');
+    expect(r.value.tp_size).toBe(8);
+  });
+
+  it('reads a bare kwargs line that ends at the end of text', () => {
+    const r = parsePyKwargs(
+      "model='m', speculative_config=SpeculativeConfig(method='eagle3', num_spec_tokens=3), seed=0",
+    );
+    expect(r.value.speculative_config).toEqual({
+      __call__: 'SpeculativeConfig',
+      method: 'eagle3',
+      num_spec_tokens: 3,
+    });
+    expect(r.value.seed).toBe(0);
+  });
+});
