@@ -23,12 +23,14 @@ async function readJson<T>(path: string): Promise<T | null> {
   }
 }
 
-/** The one level summary a single-level run wrote (level-00.json, else summary.json's first level). */
-export async function readLevelSummary(runDir: string): Promise<LevelSummary | null> {
-  const direct = await readJson<LevelSummary>(join(runDir, levelFile(0)));
-  if (direct) return direct;
+/** The one level summary a single-level run wrote (summary.json's level, else its level-NN.json). */
+export async function readLevelSummary(runDir: string, levelIndex: number): Promise<LevelSummary | null> {
   const s = await readJson<RunSummary>(join(runDir, SUMMARY_FILE));
-  return s?.levels?.[0] ?? null;
+  if (s?.levels?.[0]) return s.levels[0];
+  return (
+    (await readJson<LevelSummary>(join(runDir, levelFile(levelIndex)))) ??
+    (await readJson<LevelSummary>(join(runDir, levelFile(0))))
+  );
 }
 
 async function readRecords(runDir: string): Promise<RequestRecord[]> {
@@ -66,7 +68,7 @@ export async function assembleConfigRun(args: {
   let firstManifest: Manifest | null = null;
   for (const idx of [...args.completedLevels].sort((a, b) => a - b)) {
     const dir = levelRunDir(args.configDir, idx);
-    const summary = await readLevelSummary(dir);
+    const summary = await readLevelSummary(dir, idx);
     if (!summary) continue;
     firstManifest ??= await readJson<Manifest>(join(dir, MANIFEST_FILE));
     const level: LevelSummary = { ...summary, levelIndex: idx };

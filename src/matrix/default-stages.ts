@@ -1,8 +1,16 @@
 // Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), one sweep level
-// (src/load), drift check, comparison + HTML report (src/report), checklist rendering.
+// (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
 
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import { BenchgateError } from '../core/errors.js';
+import { silentProgress } from '../load/progress.js';
+import { runBench } from '../load/run-bench.js';
+import { compareRuns } from '../report/compare.js';
+import { renderJson } from '../report/render-json.js';
+import { renderText, wantsColor } from '../report/render-text.js';
+import { readRuns } from '../results/read-run.js';
 import type { MatrixStages } from './stages.js';
 
 function notReady(what: string): never {
@@ -13,9 +21,9 @@ function plainChecklist(report: CheckpointReport, name: string): string {
   const mark = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
   const lines = [`Checkpoint: ${name}`];
   for (const f of report.findings) {
-    lines.push(
-      `  ${mark[f.status]} ${f.title}${f.found !== undefined ? ` — found ${f.found}` : ''}${f.status === 'fail' && f.expected ? `, expected ${f.expected}` : ''}`,
-    );
+    const found = f.found !== undefined ? ` — found ${f.found}` : '';
+    const expected = f.status === 'fail' && f.expected ? `, expected ${f.expected}` : '';
+    lines.push(`  ${mark[f.status]} ${f.title}${found}${expected}`);
   }
   return lines.join('\n');
 }
@@ -23,9 +31,35 @@ function plainChecklist(report: CheckpointReport, name: string): string {
 export function defaultStages(): MatrixStages {
   return {
     checkpoint: async () => notReady('checkpoint'),
-    sweepLevel: async () => notReady('load'),
+    sweepLevel: async (a) => {
+      const r = await runBench({
+        plan: a.plan,
+        runDir: a.runDir,
+        levelIndexBase: a.levelIndex,
+        signal: a.signal,
+        progress: { ...silentProgress, note: (l) => a.onProgress(l) },
+        beforeLoad: async () => a.checkpoint,
+        afterLevel: () => a.afterLevel(),
+      });
+      const level = r.summary.levels[0];
+      if (r.interrupted || !level) {
+        throw new BenchgateError(
+          'BG_E_ABORTED',
+          r.summary.incomplete?.reason ?? 'the level was interrupted before it finished.',
+        );
+      }
+      return level;
+    },
     driftCheck: async () => ({ valid: true, reasons: [] }),
-    compare: async () => notReady('report'),
+    compare: async ({ runs, outDir }) => {
+      const loaded = await readRuns(runs.map((r) => r.dir));
+      const cmp = compareRuns(loaded, { baseline: loaded[0]?.name });
+      await mkdir(outDir, { recursive: true });
+      const json = renderJson(cmp);
+      await writeFile(join(outDir, 'comparison.json'), json);
+      const text = renderText(cmp, { color: wantsColor(process.stdout, process.env) });
+      return { text, htmlPath: null, json: JSON.parse(json) };
+    },
     renderChecklist: plainChecklist,
   };
 }

@@ -427,6 +427,8 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       log(
         `  level ${ctx.plan.load.kind === 'concurrency' ? 'c=' : ''}${ctx.plan.load.levels[idx]}${ctx.plan.load.kind === 'rate' ? ' req/s' : ''}`,
       );
+      const verified = checkpoint.verifiedTarget;
+      const live = server;
       let summary: Awaited<ReturnType<MatrixStages['sweepLevel']>>;
       try {
         summary = await stages.sweepLevel({
@@ -436,6 +438,17 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
           checkpoint,
           signal: ctx.signal,
           onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`),
+          afterLevel: async () => {
+            const reasons: string[] = [];
+            const crash = live.log.crashHit;
+            if (crash) reasons.push(`the server logged a crash at output line ${crash.line}`);
+            const drift = await stages.driftCheck({
+              plan: config.plan,
+              host: host!,
+              verifiedTarget: verified,
+            });
+            return { valid: reasons.length === 0 && drift.valid, reasons: [...reasons, ...drift.reasons] };
+          },
         });
       } catch (e) {
         const crash = server.log.crashHit;
@@ -443,7 +456,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
           'sweep',
           isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
           `config "${config.name}": level ${ctx.plan.load.levels[idx]} failed: ${(e as Error).message}`,
-          crash ? crash.excerpt.split('\n') : [],
+          crash ? [`server output line ${crash.line}:`, ...crash.excerpt.split('\n')] : server.log.excerpt(8),
         );
       }
       ctx.progress('');
@@ -460,17 +473,12 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
           crash ? crash.excerpt.split('\n') : server.log.excerpt(12),
         );
       }
-      const drift = await stages.driftCheck({
-        plan: config.plan,
-        host,
-        verifiedTarget: checkpoint.verifiedTarget,
-      });
-      if (!drift.valid || !summary.validity.valid) {
-        const reasons = [...drift.reasons, ...summary.validity.reasons];
+      if (!summary.validity.valid) {
+        const reasons = summary.validity.reasons;
         fail(
           'sweep',
           'BG_E_CHECK_FAILED',
-          `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); later levels not run.`,
+          `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); it is not kept and later levels are not run.`,
           reasons,
         );
       }

@@ -22,6 +22,8 @@ export interface SweepLevelArgs {
   checkpoint: CheckpointOutcome;
   signal: AbortSignal;
   onProgress: (line: string) => void;
+  /** Drift check to run right after the level (its result becomes the level's validity). */
+  afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>;
 }
 
 export interface MatrixStages {
