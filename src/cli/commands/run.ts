@@ -63,7 +63,7 @@ export function registerRun(program: Command): void {
             confirm:
               flags.yes || !io.interactive
                 ? undefined
-                : (preview) => askYesNo(`Start ${plan.configs?.length} config(s)?`),
+                : () => askYesNo(`Start ${plan.configs?.length} config(s)?`),
             log: io.log,
             progress: io.progress,
             print: io.print,
