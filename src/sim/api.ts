@@ -31,9 +31,19 @@ export interface SimulatorOptions {
   onLog?: (line: string) => void;
 }
 
+/** How the simulated engine process ended: code 0 after close(), non-zero after a crash fault. */
+export interface SimExit {
+  code: number;
+  reason: string;
+}
+
 export interface SimulatorHandle {
   url: string;
   port: number;
   /** Stops accepting, ends open streams, resolves when closed. */
   close(): Promise<void>;
+  /** Resolves when /health turns 200 (after the simulated model load), or at close. */
+  ready?: Promise<void>;
+  /** Resolves when the simulated process ends: close() (code 0) or a crash fault (code 1, server stops serving). */
+  exited?: Promise<SimExit>;
 }

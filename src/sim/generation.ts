@@ -1,0 +1,215 @@
+// Serves one generation request: turns an API body (SGLang native /generate, OpenAI completions or
+// chat) into a SimRequest, hands it to the scheduler, and writes what the scheduler emits as that
+// API's response (SSE events, one per step, or one JSON body), applying the stream faults.
+
+import type { ServerResponse } from 'node:http';
+import { monoNowMs } from '../core/clock.js';
+import type { Rng } from '../core/seeded-random.js';
+import { SSE_DONE, sendJson, sseData, startSse } from './http-util.js';
+import type { SimRequest } from './request.js';
+import { wordForId } from './tokenizer.js';
+
+export type ApiKind = 'native' | 'completions' | 'chat';
+
+export interface GenerationSpec {
+  api: ApiKind;
+  model: string;
+  promptTokens: number;
+  maxNewTokens: number;
+  stream: boolean;
+  includeUsage: boolean;
+  continuousUsage: boolean;
+  /** Whether meta_info carries spec_verify_ct / spec_accept_length. */
+  speculative: boolean;
+}
+
+/** Which stream fault (if any) hits this request, decided at arrival. */
+export type StreamFault = 'stall' | 'malformed' | 'reset' | null;
+
+export interface GenerationHooks {
+  createRequest(spec: GenerationSpec, onTokens: SimRequest['onTokens']): SimRequest;
+  submit(req: SimRequest): void;
+  abort(req: SimRequest): void;
+  /** Called once when the request has been fully answered (or abandoned). */
+  finished(req: SimRequest, ok: boolean): void;
+  track(res: ServerResponse): void;
+  fault: StreamFault;
+  rng: Rng;
+}
+
+function usage(req: SimRequest) {
+  return {
+    prompt_tokens: req.promptTokens,
+    total_tokens: req.promptTokens + req.generated,
+    completion_tokens: req.generated,
+  };
+}
+
+function metaInfo(req: SimRequest, spec: GenerationSpec, done: boolean) {
+  const meta: Record<string, unknown> = {
+    id: req.id,
+    finish_reason: done ? { type: 'length', length: req.generated } : null,
+    prompt_tokens: req.promptTokens,
+    weight_version: 'default',
+    total_retractions: 0,
+    completion_tokens: req.generated,
+    cached_tokens: 0,
+    e2e_latency: (monoNowMs() - req.arrivalMs) / 1000,
+  };
+  if (spec.speculative) {
+    meta.spec_verify_ct = req.verifyCt;
+    meta.spec_accept_length = req.verifyCt > 0 ? req.generated / req.verifyCt : 0;
+  }
+  return meta;
+}
+
+export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks: GenerationHooks): void {
+  const created = Math.floor(Date.now() / 1000);
+  let text = '';
+  let ended = false;
+  let faultFired = false;
+  let chunkIndex = 0;
+  const idPrefix = spec.api === 'chat' ? 'chatcmpl-' : spec.api === 'completions' ? 'cmpl-' : '';
+
+  const finish = (ok: boolean) => {
+    if (ended) return;
+    ended = true;
+    hooks.finished(req, ok);
+  };
+
+  const onTokens = (r: SimRequest, ids: number[]) => {
+    if (ended) return;
+    let piece = '';
+    for (const id of ids) piece += ` ${wordForId(id)}`;
+    text += piece;
+    const done = r.state === 'done';
+    if (!spec.stream) {
+      if (done) {
+        r.chunkWriteMs.push(monoNowMs());
+        r.chunkTokens.push(r.generated);
+        sendJson(res, 200, fullBody(r));
+        finish(true);
+      }
+      return;
+    }
+    if (hooks.fault && !faultFired && r.generated * 2 >= r.maxNewTokens && !done) {
+      faultFired = true;
+      if (hooks.fault === 'stall') {
+        hooks.abort(r);
+        ended = true;
+        hooks.finished(r, false);
+        return;
+      }
+      if (hooks.fault === 'reset') {
+        hooks.abort(r);
+        res.socket?.destroy();
+        finish(false);
+        return;
+      }
+      res.write('data: {"text": "\\u00ff broken chunk\n\n');
+    }
+    let out = chunkFor(r, piece, done);
+    if (done) {
+      if (spec.api !== 'native' && spec.includeUsage) {
+        out += sseData({
+          id: idPrefix + r.id,
+          object: objectName(),
+          created,
+          model: spec.model,
+          choices: [],
+          usage: usage(r),
+        });
+      }
+      out += SSE_DONE;
+    }
+    res.write(out);
+    r.chunkWriteMs.push(monoNowMs());
+    r.chunkTokens.push(ids.length);
+    if (done) {
+      res.end();
+      finish(true);
+    }
+  };
+
+  const objectName = () => (spec.api === 'chat' ? 'chat.completion.chunk' : 'text_completion');
+
+  const chunkFor = (r: SimRequest, piece: string, done: boolean): string => {
+    chunkIndex++;
+    if (spec.api === 'native') return sseData({ text, output_ids: [], meta_info: metaInfo(r, spec, done) });
+    const body: Record<string, unknown> = {
+      id: idPrefix + r.id,
+      object: objectName(),
+      created,
+      model: spec.model,
+    };
+    const finishReason = done ? 'length' : null;
+    if (spec.api === 'chat') {
+      let prefix = '';
+      if (chunkIndex === 1) {
+        prefix = sseData({
+          ...body,
+          choices: [
+            { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+          ],
+          ...(spec.continuousUsage
+            ? { usage: { prompt_tokens: r.promptTokens, total_tokens: r.promptTokens, completion_tokens: 0 } }
+            : {}),
+        });
+      }
+      body.choices = [
+        {
+          index: 0,
+          delta: { content: piece },
+          logprobs: null,
+          finish_reason: finishReason,
+          stop_reason: null,
+        },
+      ];
+      if (spec.continuousUsage) body.usage = usage(r);
+      return prefix + sseData(body);
+    }
+    body.choices = [
+      { index: 0, text: piece, logprobs: null, finish_reason: finishReason, stop_reason: null },
+    ];
+    if (spec.continuousUsage) body.usage = usage(r);
+    return sseData(body);
+  };
+
+  const fullBody = (r: SimRequest): unknown => {
+    if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };
+    const base = { id: idPrefix + r.id, created, model: spec.model };
+    if (spec.api === 'chat') {
+      return {
+        ...base,
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
+            logprobs: null,
+            finish_reason: 'length',
+            stop_reason: null,
+          },
+        ],
+        usage: usage(r),
+      };
+    }
+    return {
+      ...base,
+      object: 'text_completion',
+      choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }],
+      usage: usage(r),
+    };
+  };
+
+  const req = hooks.createRequest(spec, onTokens);
+  hooks.track(res);
+  res.on('close', () => {
+    if (!ended) {
+      hooks.abort(req);
+      finish(false);
+    }
+  });
+  if (spec.stream) startSse(res);
+  hooks.submit(req);
+}

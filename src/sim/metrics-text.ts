@@ -1,0 +1,136 @@
+// Prometheus exposition text for /metrics with each engine's metric names and types
+// (sglang: `sglang:` gauges and counters; vllm: `vllm:` names incl. speculative-decoding counters).
+
+import type { ServedConfig } from './engine-args.js';
+import type { SchedulerCounters } from './request.js';
+
+export interface MetricsSnapshot {
+  config: ServedConfig;
+  counters: SchedulerCounters;
+  running: number;
+  queued: number;
+  kvUsedTokens: number;
+  processStartEpochS: number;
+  avgAcceptLen: number;
+}
+
+function num(v: number): string {
+  return Number.isFinite(v) ? String(v) : 'NaN';
+}
+
+function metric(
+  lines: string[],
+  name: string,
+  type: 'gauge' | 'counter',
+  help: string,
+  samples: [string, number][],
+) {
+  const base = type === 'counter' ? name.replace(/_total$/, '') : name;
+  lines.push(`# HELP ${base} ${help}`, `# TYPE ${base} ${type}`);
+  for (const [labels, v] of samples) lines.push(`${name}${labels} ${num(v)}`);
+}
+
+function processMetrics(lines: string[], s: MetricsSnapshot): void {
+  metric(
+    lines,
+    'process_start_time_seconds',
+    'gauge',
+    'Start time of the process since unix epoch in seconds.',
+    [['', s.processStartEpochS]],
+  );
+}
+
+export function sglangMetrics(s: MetricsSnapshot): string {
+  const c = s.counters;
+  const l = `{model_name="${s.config.servedModelName}",engine_type="unified",tp_rank="0",pp_rank="0"}`;
+  const lines: string[] = [];
+  processMetrics(lines, s);
+  metric(lines, 'sglang:num_running_reqs', 'gauge', 'The number of running requests.', [[l, s.running]]);
+  metric(lines, 'sglang:num_queue_reqs', 'gauge', 'The number of requests in the waiting queue.', [
+    [l, s.queued],
+  ]);
+  metric(lines, 'sglang:num_used_tokens', 'gauge', 'The number of used tokens.', [[l, s.kvUsedTokens]]);
+  metric(lines, 'sglang:token_usage', 'gauge', 'The token usage.', [
+    [l, s.kvUsedTokens / s.config.maxTotalNumTokens],
+  ]);
+  metric(lines, 'sglang:gen_throughput', 'gauge', 'The generation throughput (token/s).', [
+    [l, c.genThroughputTokS],
+  ]);
+  metric(lines, 'sglang:cache_hit_rate', 'gauge', 'The prefix cache hit rate.', [[l, 0]]);
+  metric(
+    lines,
+    'sglang:spec_accept_length',
+    'gauge',
+    'The average acceptance length of speculative decoding.',
+    [[l, s.avgAcceptLen]],
+  );
+  metric(lines, 'sglang:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
+    [l, c.promptTokensTotal],
+  ]);
+  metric(lines, 'sglang:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+    [l, c.generationTokensTotal],
+  ]);
+  metric(lines, 'sglang:num_requests_total', 'counter', 'Number of requests processed.', [
+    [l, c.requestsFinished],
+  ]);
+  return `${lines.join('\n')}\n`;
+}
+
+export function vllmMetrics(s: MetricsSnapshot): string {
+  const c = s.counters;
+  const cfg = s.config;
+  const l = `{engine="0",model_name="${cfg.servedModelName}"}`;
+  const lines: string[] = [];
+  processMetrics(lines, s);
+  metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+    [l, s.running],
+  ]);
+  metric(lines, 'vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+    [l, s.queued],
+  ]);
+  metric(lines, 'vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
+    [l, s.kvUsedTokens / cfg.maxTotalNumTokens],
+  ]);
+  const blocks = Math.floor(cfg.maxTotalNumTokens / 16);
+  metric(lines, 'vllm:cache_config_info', 'gauge', 'Information of the LLMEngine CacheConfig', [
+    [
+      `{block_size="16",cache_dtype="${String(cfg.engineArgs.kv_cache_dtype ?? 'auto')}",enable_prefix_caching="True",engine="0",gpu_memory_utilization="${String(cfg.engineArgs.gpu_memory_utilization ?? 0.9)}",num_gpu_blocks="${blocks}",num_cpu_blocks="None"}`,
+      1,
+    ],
+  ]);
+  metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
+    [l, c.promptTokensTotal],
+  ]);
+  metric(lines, 'vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+    [l, c.generationTokensTotal],
+  ]);
+  metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
+    [`{engine="0",finished_reason="length",model_name="${cfg.servedModelName}"}`, c.requestsFinished],
+  ]);
+  if (cfg.specAlgorithm) {
+    metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [
+      [l, c.specVerifyCt],
+    ]);
+    metric(lines, 'vllm:spec_decode_num_draft_tokens_total', 'counter', 'Number of draft tokens.', [
+      [l, c.specDraftTokensTotal],
+    ]);
+    metric(lines, 'vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Number of accepted tokens.', [
+      [l, c.specAcceptedTotal],
+    ]);
+    const perPos: [string, number][] = [];
+    for (let i = 0; i < (cfg.specNumSteps ?? 0); i++) {
+      perPos.push([
+        `{engine="0",model_name="${cfg.servedModelName}",position="${i}"}`,
+        c.specAcceptedPerPos[i] ?? 0,
+      ]);
+    }
+    metric(
+      lines,
+      'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+      'counter',
+      'Accepted tokens per draft position.',
+      perPos,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
