@@ -4,7 +4,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointReport } from '../checkpoint/finding.js';
+import { runCheckpoint, targetHeaders } from '../checkpoint/run.js';
+import { readFingerprintCheap } from '../checkpoint/verified-target.js';
+import { createTargetHttp } from '../client/target-http.js';
 import { BenchgateError } from '../core/errors.js';
+import { getAdapter } from '../engines/index.js';
 import { silentProgress } from '../load/progress.js';
 import { runBench } from '../load/run-bench.js';
 import { compareRuns } from '../report/compare.js';
@@ -12,10 +16,6 @@ import { renderJson } from '../report/render-json.js';
 import { renderText, wantsColor } from '../report/render-text.js';
 import { readRuns } from '../results/read-run.js';
 import type { MatrixStages } from './stages.js';
-
-function notReady(what: string): never {
-  throw new BenchgateError('BG_E_INTERNAL', `the ${what} module is not available in this build yet.`);
-}
 
 function plainChecklist(report: CheckpointReport, name: string): string {
   const mark = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
@@ -30,7 +30,8 @@ function plainChecklist(report: CheckpointReport, name: string): string {
 
 export function defaultStages(): MatrixStages {
   return {
-    checkpoint: async () => notReady('checkpoint'),
+    checkpoint: (a) =>
+      runCheckpoint({ plan: a.plan, host: a.host, signal: a.signal, onProgress: a.onProgress }),
     sweepLevel: async (a) => {
       const r = await runBench({
         plan: a.plan,
@@ -50,7 +51,13 @@ export function defaultStages(): MatrixStages {
       }
       return level;
     },
-    driftCheck: async () => ({ valid: true, reasons: [] }),
+    driftCheck: ({ plan, host, verifiedTarget }) =>
+      readFingerprintCheap({
+        target: verifiedTarget,
+        http: createTargetHttp(verifiedTarget.url, { headers: targetHeaders(plan), timeoutMs: 10_000 }),
+        adapter: getAdapter(verifiedTarget.engine),
+        host,
+      }),
     compare: async ({ runs, outDir }) => {
       const loaded = await readRuns(runs.map((r) => r.dir));
       const cmp = compareRuns(loaded, { baseline: loaded[0]?.name });

@@ -7,7 +7,7 @@ import { defaultStages } from '../../matrix/default-stages.js';
 import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../../matrix/terminal.js';
-import type { Plan } from '../../plan/schema.js';
+import { loadPlanFile } from '../../plan/load.js';
 import { action } from '../action.js';
 
 interface RunFlags {
@@ -40,9 +40,6 @@ export function registerRun(program: Command): void {
     .option('--json', 'print only a JSON result on stdout; no decoration on stderr')
     .action(
       action(async (planPath: string, flags: RunFlags) => {
-        // TODO(matrix): static import once src/plan/load.ts lands (being written in parallel).
-        const planLoader = '../../plan/load.js';
-        const { loadPlanFile } = (await import(planLoader)) as { loadPlanFile: (p: string) => Promise<Plan> };
         const plan = await loadPlanFile(planPath);
         if (!plan.configs || plan.configs.length === 0) {
           throw new BenchgateError(
