@@ -23,6 +23,7 @@ import {
   socketInode,
   startTimeIso,
 } from './proc-parse.js';
+import { redactArgv } from './redact-env.js';
 
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 
@@ -210,7 +211,7 @@ export class LocalHost implements ProcessHost {
       ppid: stat.ppid,
       state: stat.state,
       startTime: bootS === null ? null : startTimeIso(stat.startTicks, bootS, clkTck),
-      argv: cmdline ? parseNulList(cmdline) : [],
+      argv: cmdline ? redactArgv(parseNulList(cmdline)) : [],
       env: environ === null ? null : parseEnviron(environ),
     };
   }

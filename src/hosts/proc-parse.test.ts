@@ -46,3 +46,33 @@ describe('proc parsers', () => {
     expect(socketInode('/dev/null')).toBeNull();
   });
 });
+
+describe('argv and document redaction', () => {
+  it('hides secret flag values and key-looking values but keeps config flags', async () => {
+    const { redactArgv, redactDeep } = await import('./redact-env.js');
+    expect(
+      redactArgv([
+        'python3',
+        '-m',
+        'sglang.launch_server',
+        '--api-key',
+        'abc',
+        '--hf-token=hf_x',
+        '--tp-size',
+        '8',
+      ]),
+    ).toEqual([
+      'python3',
+      '-m',
+      'sglang.launch_server',
+      '--api-key',
+      '<redacted>',
+      '--hf-token=<redacted>',
+      '--tp-size',
+      '8',
+    ]);
+    expect(redactDeep({ server_args: { api_key: 'abc', tp_size: 8, admin_api_key: null } })).toEqual({
+      server_args: { api_key: '<redacted>', tp_size: 8, admin_api_key: null },
+    });
+  });
+});

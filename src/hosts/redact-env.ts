@@ -16,3 +16,34 @@ export function redactEnv(env: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(env)) out[k] = isSecretLooking(k, v) ? REDACTED : v;
   return out;
 }
+
+const SECRET_FLAG = /^--?[\w-]*(key|token|secret|passw|credential|auth)[\w-]*$/i;
+
+/** Redacts the values of secret-looking flags in a command line (`--api-key X`, `--hf-token=X`). */
+export function redactArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    if (a.startsWith('-') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq)))
+      out.push(`${a.slice(0, eq)}=${REDACTED}`);
+    else if (SECRET_FLAG.test(a) && i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
+      out.push(a, REDACTED);
+      i++;
+    } else out.push(SECRET_VALUE.test(a) ? REDACTED : a);
+  }
+  return out;
+}
+
+/** Deep copy of a JSON-like value with secret-looking keys' values replaced. */
+export function redactDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(redactDeep);
+  if (v === null || typeof v !== 'object')
+    return typeof v === 'string' && SECRET_VALUE.test(v) ? REDACTED : v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    out[k] =
+      SECRET_NAME.test(k) && x !== null && x !== '' && typeof x !== 'boolean' ? REDACTED : redactDeep(x);
+  }
+  return out;
+}

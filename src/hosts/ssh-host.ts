@@ -27,6 +27,7 @@ import {
   socketInode,
   startTimeIso,
 } from './proc-parse.js';
+import { redactArgv } from './redact-env.js';
 import { shellJoin, shellQuote } from './shell-quote.js';
 
 export interface SshTarget {
@@ -183,7 +184,7 @@ export class SshHost implements ProcessHost {
       ppid: stat.ppid,
       state: stat.state,
       startTime: bootS === null ? null : startTimeIso(stat.startTicks, bootS, tck > 0 ? tck : 100),
-      argv: parseNulList(cmdline),
+      argv: redactArgv(parseNulList(cmdline)),
       env: environ === `${sep}-unreadable` ? null : parseEnviron(environ),
     };
   }

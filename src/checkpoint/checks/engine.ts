@@ -1,0 +1,87 @@
+// Engine detection and model identity: which engine answers (checked against target.engine), which
+// model it serves (checked against target.model), and the live configuration read by its adapter.
+
+import { detectEngine, getAdapter } from '../../engines/index.js';
+import type { EngineName } from '../../engines/types.js';
+import { type CheckContext, excerpt, finding } from '../context.js';
+import type { Finding } from '../finding.js';
+
+function modelIds(json: unknown): string[] {
+  const data = (json as { data?: unknown })?.data;
+  if (!Array.isArray(data)) return [];
+  return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+}
+
+export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const wanted = ctx.plan.target.engine;
+  const detected: EngineName = await detectEngine(ctx.http);
+  const engine: EngineName = wanted === 'auto' ? detected : wanted;
+  const mismatch = wanted !== 'auto' && wanted !== detected && detected !== 'openai';
+  out.push(
+    finding('engine', 'Engine identified', mismatch ? 'fail' : 'pass', {
+      expected: wanted === 'auto' ? undefined : wanted,
+      found:
+        detected === 'openai' && wanted !== 'auto'
+          ? `${wanted} (not contradicted by its endpoints)`
+          : detected,
+      evidence: [{ source: 'endpoint', where: ctx.url, excerpt: `detected ${detected} from its endpoints` }],
+      hint: mismatch
+        ? `target.engine says ${wanted} but the server looks like ${detected}; fix the plan or the URL.`
+        : undefined,
+    }),
+  );
+  ctx.engine = engine;
+  ctx.adapter = getAdapter(engine);
+
+  try {
+    ctx.live = await ctx.adapter.readLive(ctx.http);
+  } catch (e) {
+    ctx.live = { facts: {}, raw: {} };
+    out.push(
+      finding('config.live', 'Live configuration read', 'warn', {
+        required: false,
+        found: `the ${engine} endpoints could not be read: ${(e as Error).message}`,
+      }),
+    );
+  }
+
+  const modelsDoc = await ctx.http.request('/v1/models');
+  const ids = modelIds(modelsDoc.json);
+  const modelsWhere = `GET ${modelsDoc.url}`;
+  const want = ctx.plan.target.model;
+  if (want) {
+    const served = ids.includes(want);
+    ctx.model = served ? want : (ids[0] ?? null);
+    out.push(
+      finding('model', 'Model identity', served ? 'pass' : 'fail', {
+        expected: want,
+        found: ids.length > 0 ? ids.join(', ') : `no model list (HTTP ${modelsDoc.status ?? 'none'})`,
+        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+        hint: served ? undefined : 'target.model must be one of the ids GET /v1/models lists.',
+      }),
+    );
+  } else if (ids.length > 0) {
+    ctx.model = ids[0];
+    out.push(
+      finding('model', 'Model identity', 'pass', {
+        found: ids[0],
+        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+      }),
+    );
+  } else {
+    const fromFacts = ctx.live?.facts.served_model_name?.value ?? ctx.live?.facts.model?.value;
+    ctx.model = typeof fromFacts === 'string' ? fromFacts : null;
+    out.push(
+      finding('model', 'Model identity', ctx.model ? 'warn' : 'fail', {
+        expected: 'a model id from GET /v1/models',
+        found: ctx.model
+          ? `${ctx.model} (from the live config; /v1/models gave none)`
+          : `none (HTTP ${modelsDoc.status ?? 'none'}${modelsDoc.json === undefined ? ', not JSON' : ''})`,
+        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+        hint: 'Set target.model, or check that the server exposes GET /v1/models.',
+      }),
+    );
+  }
+  return out;
+}

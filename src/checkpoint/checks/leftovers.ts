@@ -1,0 +1,74 @@
+// Leftover processes: another process (outside the server's tree) listening on the target port,
+// defunct (zombie) children of the server, and other inference servers still running on the host.
+
+import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
+import type { Finding } from '../finding.js';
+import { processTree, readProcessTable } from '../process-table.js';
+
+/** Command lines of the inference servers benchgate knows how to talk to. */
+const SERVER_COMMAND =
+  /(sglang\.launch_server|sglang serve|vllm\.entrypoints|vllm serve|\bllama-server\b|text-generation-launcher|text-generation-router)/;
+
+export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
+  const title = 'No leftover processes';
+  const rows = await readProcessTable(ctx.host);
+  if (!rows)
+    return [
+      finding('leftovers', title, 'skip', {
+        required: false,
+        found: 'the process table could not be read (ps)',
+      }),
+    ];
+  const server = ctx.server;
+  const tree = server ? processTree(rows, server.pid) : new Set<number>();
+  const problems: string[] = [];
+  const evidence: Finding['evidence'] = [];
+  let status: 'pass' | 'warn' | 'fail' = 'pass';
+  const port = targetPort(ctx.url);
+  const listeners = await ctx.host.listeningPids(port).catch(() => [] as number[]);
+  const strangers = listeners.filter((p) => !tree.has(p));
+  if (server && strangers.length > 0) {
+    status = 'fail';
+    problems.push(
+      `PID ${strangers.join(', ')} also listen on port ${port} outside the server's process tree`,
+    );
+    for (const p of strangers) {
+      const row = rows.find((r) => r.pid === p);
+      evidence.push({ source: 'process', where: `/proc/${p}`, excerpt: excerpt(row?.args ?? '') });
+    }
+  }
+  const zombies = rows.filter((r) => r.stat.startsWith('Z') && (tree.has(r.ppid) || tree.has(r.pid)));
+  if (zombies.length > 0) {
+    if (status === 'pass') status = 'warn';
+    problems.push(
+      `${zombies.length} defunct child process(es) of the server: ${zombies.map((z) => z.pid).join(', ')}`,
+    );
+    for (const z of zombies.slice(0, 5))
+      evidence.push({ source: 'process', where: `/proc/${z.pid}/stat`, excerpt: `${z.stat} ${z.args}` });
+  }
+  const otherServers = rows.filter(
+    (r) => SERVER_COMMAND.test(r.args) && !tree.has(r.pid) && !r.stat.startsWith('Z'),
+  );
+  if (otherServers.length > 0) {
+    if (status === 'pass') status = 'warn';
+    problems.push(
+      `${otherServers.length} other inference server process(es) running: PID ${otherServers.map((r) => r.pid).join(', ')}`,
+    );
+    for (const r of otherServers.slice(0, 5))
+      evidence.push({ source: 'process', where: `/proc/${r.pid}/cmdline`, excerpt: excerpt(r.args) });
+  }
+  return [
+    finding('leftovers', title, status, {
+      required: status === 'fail',
+      found:
+        problems.length > 0
+          ? problems.join('; ')
+          : server
+            ? `server tree has ${tree.size} process(es), no strays`
+            : 'no other inference servers',
+      evidence,
+      hint:
+        problems.length > 0 ? 'Stop leftover processes from earlier runs before benchmarking.' : undefined,
+    }),
+  ];
+}

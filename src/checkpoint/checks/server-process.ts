@@ -1,0 +1,76 @@
+// Server process: the PID listening on the target's port on the host, its start time, command line
+// and environment (from /proc, locally or over SSH), read into config facts by the engine adapter.
+
+import type { ConfigFacts } from '../../engines/types.js';
+import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
+import type { Finding } from '../finding.js';
+
+/** Listening PIDs whose parent is not also listening: the roots of the processes sharing the socket. */
+export function listenerRoots(pids: number[], ppidOf: Map<number, number>): number[] {
+  const set = new Set(pids);
+  return pids.filter((p) => !set.has(ppidOf.get(p) ?? -1));
+}
+
+export async function checkServerProcess(
+  ctx: CheckContext,
+): Promise<{ findings: Finding[]; facts: ConfigFacts }> {
+  const port = targetPort(ctx.url);
+  const title = 'Server process found';
+  let pids: number[];
+  try {
+    pids = await ctx.host.listeningPids(port);
+  } catch (e) {
+    return {
+      findings: [finding('process', title, 'warn', { required: false, found: (e as Error).message })],
+      facts: {},
+    };
+  }
+  if (pids.length === 0) {
+    return {
+      findings: [
+        finding('process', title, 'warn', {
+          required: false,
+          expected: `a process on ${ctx.host.description} listening on port ${port}`,
+          found: 'none visible',
+          evidence: [
+            { source: 'process', where: '/proc/net/tcp{,6}', excerpt: `no LISTEN socket on port ${port}` },
+          ],
+          hint: 'The server may run in another container or behind a port forward; set host: to where it runs.',
+        }),
+      ],
+      facts: {},
+    };
+  }
+  const infos = await Promise.all(pids.map((p) => ctx.host.processInfo(p).catch(() => null)));
+  const ppidOf = new Map<number, number>();
+  for (const i of infos) if (i) ppidOf.set(i.pid, i.ppid);
+  const roots = listenerRoots(pids, ppidOf);
+  const server = infos.find((i) => i?.pid === roots[0]) ?? null;
+  ctx.server = server;
+  if (!server) {
+    return {
+      findings: [finding('process', title, 'warn', { required: false, found: `PID ${pids[0]} vanished` })],
+      facts: {},
+    };
+  }
+  const cmdWhere = `${ctx.host.description}:/proc/${server.pid}/cmdline`;
+  const facts = ctx.adapter
+    ? ctx.adapter.readProcess(server.argv, server.env, `/proc/${server.pid}/cmdline`)
+    : {};
+  return {
+    findings: [
+      finding('process', title, 'pass', {
+        found: `PID ${server.pid} started ${server.startTime ?? 'at an unknown time'}`,
+        evidence: [
+          { source: 'process', where: cmdWhere, excerpt: excerpt(server.argv.join(' ')) },
+          {
+            source: 'process',
+            where: `/proc/${server.pid}/stat`,
+            excerpt: `state ${server.state}, ppid ${server.ppid}`,
+          },
+        ],
+      }),
+    ],
+    facts,
+  };
+}

@@ -1,0 +1,128 @@
+// Tools the run depends on: the file exists on the host, optionally has the pinned sha256, its help
+// declares every flag the run will pass (argparse / commander / yargs help), or a dry run exits 0.
+
+import type { ToolSpec } from '../../plan/schema.js';
+import { commandArgv } from '../command-template.js';
+import { type CheckContext, excerpt, finding } from '../context.js';
+import type { Finding } from '../finding.js';
+import { missingFlags, parseHelpFlags } from '../help-flags.js';
+
+const TOOL_TIMEOUT_MS = 30_000;
+
+async function checkTool(ctx: CheckContext, tool: ToolSpec, i: number): Promise<Finding[]> {
+  const id = `tool.${i}`;
+  const req = tool.required;
+  const exists = await ctx.host.exec(['test', '-e', tool.path], { timeoutMs: TOOL_TIMEOUT_MS });
+  if (exists.code !== 0) {
+    return [
+      finding(`${id}.exists`, `Tool exists: ${tool.path}`, 'fail', {
+        required: req,
+        expected: `a file at ${tool.path} on ${ctx.host.description}`,
+        found: 'no such file',
+        hint: 'Copy the tool to the host or fix tools[].path.',
+      }),
+    ];
+  }
+  const out: Finding[] = [
+    finding(`${id}.exists`, `Tool exists: ${tool.path}`, 'pass', { required: req, found: 'present' }),
+  ];
+  if (tool.sha256) {
+    const r = await ctx.host.exec(['sha256sum', '--', tool.path], { timeoutMs: TOOL_TIMEOUT_MS });
+    const got = r.stdout.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+    const ok = r.code === 0 && got === tool.sha256.toLowerCase();
+    out.push(
+      finding(`${id}.sha256`, `Tool checksum: ${tool.path}`, ok ? 'pass' : 'fail', {
+        required: req,
+        expected: tool.sha256.toLowerCase(),
+        found: r.code === 0 ? got : `sha256sum failed: ${excerpt(r.stderr)}`,
+        evidence: [
+          { source: 'command', where: `sha256sum -- ${tool.path}`, excerpt: excerpt(r.stdout || r.stderr) },
+        ],
+        hint: ok ? undefined : 'The tool on the host is not the version the plan pins.',
+      }),
+    );
+  }
+  if (tool.help) {
+    const argv = commandArgv(tool.help, tool.path);
+    const r = await ctx.host.exec(argv, { timeoutMs: TOOL_TIMEOUT_MS });
+    const text = `${r.stdout}\n${r.stderr}`;
+    const flags = parseHelpFlags(text);
+    const ev = [{ source: 'command' as const, where: argv.join(' '), excerpt: excerpt(text, 400) }];
+    if (flags.size === 0) {
+      out.push(
+        finding(`${id}.flags`, `Tool accepts the run's flags: ${tool.path}`, 'fail', {
+          required: req,
+          expected: 'help text listing options',
+          found: r.timedOut
+            ? 'the help command timed out'
+            : `no options found in the output (exit ${r.code})`,
+          evidence: ev,
+          hint: "Fix tools[].help so it prints the tool's option list.",
+        }),
+      );
+    } else {
+      const missing = missingFlags(flags, tool.accepts);
+      out.push(
+        finding(
+          `${id}.flags`,
+          `Tool accepts the run's flags: ${tool.path}`,
+          missing.length === 0 ? 'pass' : 'fail',
+          {
+            required: req,
+            expected: tool.accepts.length > 0 ? `accepts ${tool.accepts.join(' ')}` : undefined,
+            found:
+              missing.length === 0
+                ? `${flags.size} options declared${tool.accepts.length ? ', all requested flags accepted' : ''}`
+                : `not accepted: ${missing.join(', ')}`,
+            evidence: ev,
+            hint:
+              missing.length === 0
+                ? undefined
+                : `The tool would reject ${missing.join(', ')}; update the tool or the flags the run passes.`,
+          },
+        ),
+      );
+    }
+  } else if (tool.accepts.length > 0 && !tool.dry_run) {
+    out.push(
+      finding(`${id}.flags`, `Tool accepts the run's flags: ${tool.path}`, 'fail', {
+        required: req,
+        expected: `accepts ${tool.accepts.join(' ')}`,
+        found: 'not verified: no help or dry_run command given',
+        hint: 'Add tools[].help (e.g. "python3 {path} --help") or tools[].dry_run.',
+      }),
+    );
+  }
+  if (tool.dry_run) {
+    const argv = commandArgv(tool.dry_run, tool.path);
+    const r = await ctx.host.exec(argv, { timeoutMs: TOOL_TIMEOUT_MS });
+    out.push(
+      finding(`${id}.dry_run`, `Tool dry run: ${tool.path}`, r.code === 0 ? 'pass' : 'fail', {
+        required: req,
+        expected: 'exit status 0',
+        found: r.timedOut ? 'timed out' : `exit status ${r.code}`,
+        evidence: [
+          { source: 'command', where: argv.join(' '), excerpt: excerpt(`${r.stdout}\n${r.stderr}`, 400) },
+        ],
+      }),
+    );
+  }
+  return out;
+}
+
+export async function checkTools(ctx: CheckContext): Promise<Finding[]> {
+  const out: Finding[] = [];
+  for (const [i, tool] of ctx.plan.tools.entries()) {
+    try {
+      out.push(...(await checkTool(ctx, tool, i)));
+    } catch (e) {
+      out.push(
+        finding(`tool.${i}`, `Tool check: ${tool.path}`, 'fail', {
+          required: tool.required,
+          found: (e as Error).message,
+        }),
+      );
+    }
+  }
+  return out;
+}

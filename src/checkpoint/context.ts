@@ -1,0 +1,59 @@
+// What every check reads and what earlier checks learned (engine, live config, server process, logs),
+// passed along by the runner so each check stays a small function returning findings.
+
+import type { EngineAdapter, EngineName, LiveReading, LogReading, TargetHttp } from '../engines/types.js';
+import type { ProcessHost, ProcessInfo } from '../hosts/host.js';
+import type { Plan } from '../plan/schema.js';
+import type { Evidence, Finding, FindingStatus } from './finding.js';
+
+export interface LogState {
+  path: string;
+  text: string;
+  reading: LogReading;
+  /** 1-based first line of the current server start (1 when no start marker was found). */
+  currentFromLine: number;
+}
+
+export interface CheckContext {
+  plan: Plan;
+  host: ProcessHost;
+  http: TargetHttp;
+  url: string;
+  /** Headers for generation requests (Authorization etc.); never written into findings. */
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  progress: (line: string) => void;
+  reachable: boolean;
+  healthy: boolean;
+  engine: EngineName | null;
+  adapter: EngineAdapter | null;
+  model: string | null;
+  live: LiveReading | null;
+  server: ProcessInfo | null;
+  logs: LogState[];
+}
+
+export function finding(
+  id: string,
+  title: string,
+  status: FindingStatus,
+  opts: { required?: boolean; expected?: string; found?: string; evidence?: Evidence[]; hint?: string } = {},
+): Finding {
+  const f: Finding = { id, title, status, required: opts.required ?? true, evidence: opts.evidence ?? [] };
+  if (opts.expected !== undefined) f.expected = opts.expected;
+  if (opts.found !== undefined) f.found = opts.found;
+  if (opts.hint !== undefined) f.hint = opts.hint;
+  return f;
+}
+
+/** Trims an excerpt to a few hundred characters for evidence. */
+export function excerpt(text: string, max = 300): string {
+  const t = text.trim();
+  return t.length <= max ? t : `${t.slice(0, max)}…`;
+}
+
+/** Port of the target URL (explicit, or the scheme default). */
+export function targetPort(url: string): number {
+  const u = new URL(url);
+  return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}

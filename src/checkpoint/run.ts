@@ -1,0 +1,167 @@
+// The checkpoint runner: runs the built-in checks in dependency order (health → engine/model → server
+// process → logs → config → leftovers → smoke; tools, GPUs and the results directory independently),
+// collects their findings and builds the verified target for the run's manifest.
+
+import { createTargetHttp } from '../client/target-http.js';
+import type { ConfigFacts, VerifiedTarget } from '../engines/types.js';
+import type { ProcessHost } from '../hosts/host.js';
+import { openHost } from '../hosts/open-host.js';
+import { redactDeep } from '../hosts/redact-env.js';
+import type { Plan } from '../plan/schema.js';
+import { checkConfig, mergeLayers } from './checks/config.js';
+import { checkEngine } from './checks/engine.js';
+import { checkGpus } from './checks/gpus.js';
+import { checkHealth } from './checks/health.js';
+import { checkLeftovers } from './checks/leftovers.js';
+import { checkLogs } from './checks/logs.js';
+import { checkResultsDir } from './checks/results-dir.js';
+import { checkServerProcess } from './checks/server-process.js';
+import { checkSmoke } from './checks/smoke-check.js';
+import { checkTools } from './checks/tools.js';
+import { type CheckContext, finding } from './context.js';
+import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
+import { buildVerifiedTarget } from './verified-target.js';
+
+export const DEFAULT_TARGET_URL = 'http://127.0.0.1:30000';
+
+export interface RunCheckpointOptions {
+  plan: Plan;
+  /** Host where the server runs; default: opened from plan.host (and closed afterwards). */
+  host?: ProcessHost;
+  signal?: AbortSignal;
+  onProgress?: (line: string) => void;
+}
+
+/** Request headers for the target: plan headers plus the Bearer key from api_key_env (never logged). */
+export function targetHeaders(plan: Plan): Record<string, string> {
+  const headers = { ...plan.target.headers };
+  const key = plan.target.api_key_env ? process.env[plan.target.api_key_env] : undefined;
+  if (key) headers.Authorization = `Bearer ${key}`;
+  return headers;
+}
+
+/** Runs one check; an unexpected error becomes a failed finding naming the check, never a crash. */
+async function guarded<T>(
+  id: string,
+  title: string,
+  fn: () => Promise<T>,
+  fallback: T,
+  out: Finding[],
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    out.push(finding(id, title, 'fail', { found: `the check could not run: ${(e as Error).message}` }));
+    return fallback;
+  }
+}
+
+export async function runCheckpoint(
+  opts: RunCheckpointOptions,
+): Promise<{ report: CheckpointReport; verifiedTarget: VerifiedTarget | null }> {
+  const { plan } = opts;
+  const url = (plan.target.url ?? DEFAULT_TARGET_URL).replace(/\/+$/, '');
+  const host = opts.host ?? (await openHost(plan.host));
+  const headers = targetHeaders(plan);
+  const ctx: CheckContext = {
+    plan,
+    host,
+    http: createTargetHttp(url, { headers, timeoutMs: plan.target.timeouts.connect_s * 1000 }),
+    url,
+    headers,
+    signal: opts.signal,
+    progress: opts.onProgress ?? (() => {}),
+    reachable: false,
+    healthy: false,
+    engine: null,
+    adapter: null,
+    model: null,
+    live: null,
+    server: null,
+    logs: [],
+  };
+  const out: Finding[] = [];
+  let processFacts: ConfigFacts = {};
+  let topology: unknown = null;
+  try {
+    out.push(...(await guarded('healthy', 'Server reports healthy', () => checkHealth(ctx), [], out)));
+    if (ctx.reachable) {
+      out.push(...(await guarded('engine', 'Engine identified', () => checkEngine(ctx), [], out)));
+      const proc = await guarded(
+        'process',
+        'Server process found',
+        () => checkServerProcess(ctx),
+        { findings: [], facts: {} },
+        out,
+      );
+      out.push(...proc.findings);
+      processFacts = proc.facts;
+      out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
+      const layers = {
+        live: ctx.live?.facts ?? {},
+        process: processFacts,
+        logs: ctx.logs.map((l) => l.reading.facts),
+      };
+      out.push(...checkConfig(ctx, layers));
+      out.push(...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)));
+      if (plan.expect.smoke && ctx.healthy)
+        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx), [], out)));
+      else if (plan.expect.smoke)
+        out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
+    } else {
+      for (const key of Object.keys(plan.expect.config)) {
+        out.push(
+          finding(`config.${key}`, `Config ${key}`, 'fail', {
+            found: 'unknown: the target is not reachable',
+          }),
+        );
+      }
+    }
+    out.push(...(await guarded('tools', 'Tools', () => checkTools(ctx), [], out)));
+    const gpus = await guarded('gpus', 'GPUs', () => checkGpus(ctx), { findings: [], topology: null }, out);
+    out.push(...gpus.findings);
+    topology = gpus.topology;
+    out.push(
+      ...(await guarded(
+        'results_dir',
+        'Results directory writable',
+        () => checkResultsDir(plan.output),
+        [],
+        out,
+      )),
+    );
+  } finally {
+    if (!opts.host) await host.close().catch(() => undefined);
+  }
+
+  const report: CheckpointReport = {
+    ok: gateFailed(out).length === 0,
+    findings: out,
+    checkedAt: new Date().toISOString(),
+  };
+  if (!ctx.reachable || !ctx.engine) return { report, verifiedTarget: null };
+  const facts = mergeLayers({
+    live: ctx.live?.facts ?? {},
+    process: processFacts,
+    logs: ctx.logs.map((l) => l.reading.facts),
+  });
+  const raw = redactDeep({ ...(ctx.live?.raw ?? {}) }) as Record<string, unknown>;
+  if (ctx.server)
+    raw[`/proc/${ctx.server.pid}`] = {
+      argv: ctx.server.argv,
+      env: ctx.server.env,
+      startTime: ctx.server.startTime,
+    };
+  if (topology) raw['nvidia-smi topo -m'] = topology;
+  const engineVersion = facts.engine_version?.value;
+  const verifiedTarget = buildVerifiedTarget({
+    url,
+    engine: ctx.engine,
+    engineVersion: engineVersion === undefined || engineVersion === null ? null : String(engineVersion),
+    model: ctx.model,
+    config: facts,
+    raw,
+    processStartTime: ctx.server?.startTime ?? null,
+  });
+  return { report, verifiedTarget };
+}

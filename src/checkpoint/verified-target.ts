@@ -1,0 +1,94 @@
+// The verified target stored in every run's manifest (normalised config, raw documents, engine version,
+// model, server start time, fingerprint), and the cheap re-read after each level that detects drift.
+
+import { createHash } from 'node:crypto';
+import type { ConfigFacts, EngineAdapter, TargetHttp, VerifiedTarget } from '../engines/types.js';
+import type { ProcessHost } from '../hosts/host.js';
+import { listenerRoots } from './checks/server-process.js';
+import { targetPort } from './context.js';
+import { valuesEqual } from './expectation.js';
+
+/** JSON with object keys sorted at every level, so equal content always hashes equally. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(',')}}`;
+}
+
+export function fingerprintOf(
+  t: Pick<VerifiedTarget, 'config' | 'engineVersion' | 'model' | 'processStartTime' | 'engine'>,
+): string {
+  const values: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(t.config)) values[k] = f.value;
+  const doc = {
+    engine: t.engine,
+    engineVersion: t.engineVersion,
+    model: t.model,
+    processStartTime: t.processStartTime,
+    config: values,
+  };
+  return `sha256:${createHash('sha256').update(canonicalJson(doc)).digest('hex')}`;
+}
+
+export function buildVerifiedTarget(parts: Omit<VerifiedTarget, 'fingerprint'>): VerifiedTarget {
+  return { ...parts, fingerprint: fingerprintOf(parts) };
+}
+
+async function serverStartTime(
+  host: ProcessHost,
+  url: string,
+): Promise<{ pid: number; startTime: string | null } | null> {
+  const pids = await host.listeningPids(targetPort(url));
+  if (pids.length === 0) return null;
+  const infos = await Promise.all(pids.map((p) => host.processInfo(p).catch(() => null)));
+  const ppidOf = new Map(infos.filter((i) => i !== null).map((i) => [i.pid, i.ppid] as [number, number]));
+  const root = listenerRoots(pids, ppidOf)[0];
+  const info = infos.find((i) => i?.pid === root);
+  return info ? { pid: info.pid, startTime: info.startTime } : null;
+}
+
+/**
+ * Re-reads the cheap parts of the fingerprint (server process start time, live config such as
+ * server_info, engine version, model) and says whether the target is still the one verified.
+ */
+export async function readFingerprintCheap(opts: {
+  target: VerifiedTarget;
+  http: TargetHttp;
+  adapter: EngineAdapter;
+  host?: ProcessHost;
+}): Promise<{ valid: boolean; reasons: string[] }> {
+  const { target } = opts;
+  const reasons: string[] = [];
+  if (opts.host && target.processStartTime) {
+    const now = await serverStartTime(opts.host, target.url).catch(() => null);
+    if (!now) reasons.push(`no server process listens on ${target.url} any more`);
+    else if (now.startTime !== target.processStartTime) {
+      reasons.push(
+        `the server process restarted: started ${now.startTime ?? 'unknown'} (PID ${now.pid}), verified ${target.processStartTime}`,
+      );
+    }
+  }
+  let live: ConfigFacts = {};
+  try {
+    live = (await opts.adapter.readLive(opts.http)).facts;
+  } catch (e) {
+    reasons.push(`the live configuration could not be re-read: ${(e as Error).message}`);
+  }
+  if (Object.keys(live).length === 0 && reasons.length === 0)
+    reasons.push('the live configuration endpoints answered nothing');
+  for (const [key, fact] of Object.entries(live)) {
+    const was = target.config[key];
+    // only compare what was verified from the same live source; keys first seen now are new facts, not drift
+    if (was && was.source === fact.source && !valuesEqual(was.value, fact.value)) {
+      reasons.push(
+        `${key} changed from ${JSON.stringify(was.value)} to ${JSON.stringify(fact.value)} (${fact.source})`,
+      );
+    }
+  }
+  return { valid: reasons.length === 0, reasons };
+}
