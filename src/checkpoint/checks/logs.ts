@@ -138,7 +138,8 @@ function assertions(
       }),
     );
   };
-  list(spec.contains).forEach((s, i) => positive('contains', JSON.stringify(s), i, (l) => l.includes(s)));
+  for (const [i, s] of list(spec.contains).entries())
+    positive('contains', JSON.stringify(s), i, (l) => l.includes(s));
   list(spec.regex).forEach((s, i) => {
     let re: RegExp | null = null;
     try {
