@@ -1,0 +1,171 @@
+// Line charts as self-contained SVG strings (no scripts, no external fonts or links), used inline in the
+// HTML report and written as .svg/.png files. Readable axes with units, a legend, log2 x for level sweeps.
+
+import { escapeHtml as esc } from './escape.js';
+import { formatValue } from './format.js';
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+  /** Excluded from verdicts (client-limited / invalid): drawn hollow. */
+  flagged?: boolean;
+  /** Tooltip text. */
+  note?: string;
+}
+
+export interface ChartSeries {
+  name: string;
+  points: ChartPoint[];
+  dashed?: boolean;
+  /** Series sharing a colour index draw in the same colour (e.g. p50 and p99 of one run). */
+  colorIndex?: number;
+}
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  series: ChartSeries[];
+  /** Use a log2 x axis (default: when x spans a factor of 8 or more). */
+  logX?: boolean;
+  /** Connect points in x order (false for trade-off curves, which connect in level order). */
+  sortByX?: boolean;
+  width?: number;
+  height?: number;
+}
+
+export const PALETTE = [
+  '#0072B2',
+  '#D55E00',
+  '#009E73',
+  '#CC79A7',
+  '#E69F00',
+  '#56B4E9',
+  '#000000',
+  '#F0E442',
+];
+export const CHART_FONT = 'DejaVu Sans, Arial, Helvetica, sans-serif';
+
+/** Round step sizes (1, 2, 2.5, 5 × 10^k) giving about `count` ticks from lo to hi. */
+export function niceTicks(lo: number, hi: number, count = 5): number[] {
+  if (!(hi > lo)) {
+    const v = Number.isFinite(lo) ? lo : 0;
+    return v === 0 ? [0, 1] : [Math.min(0, v), Math.max(0, v) * 1.1 || 1];
+  }
+  const raw = (hi - lo) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const ticks: number[] = [];
+  for (let t = Math.floor(lo / step) * step; t <= hi + step * 1e-9; t += step)
+    ticks.push(Number(t.toPrecision(12)));
+  if (ticks[ticks.length - 1] < hi) ticks.push(ticks[ticks.length - 1] + step);
+  return ticks;
+}
+
+/** Tick labels: integers as integers with grouping, others with up to 3 significant digits. */
+export function formatTick(t: number): string {
+  if (Number.isInteger(t)) return t.toLocaleString('en-US');
+  return String(Number(t.toPrecision(3)));
+}
+
+export function renderChartSvg(spec: ChartSpec): string {
+  const width = spec.width ?? 760;
+  const height = spec.height ?? 420;
+  const legendRows = Math.ceil(spec.series.length / 3);
+  const m = { left: 78, right: 24, top: 44 + legendRows * 18, bottom: 58 };
+  const pw = width - m.left - m.right;
+  const ph = height - m.top - m.bottom;
+  const pts = spec.series
+    .flatMap((s) => s.points)
+    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  const parts: string[] = [];
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${esc(spec.id)}-title" font-family="${CHART_FONT}">`,
+    `<title id="${esc(spec.id)}-title">${esc(spec.title)}</title>`,
+    `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="16" font-weight="bold" fill="#111">${esc(spec.title)}</text>`,
+  );
+  // legend
+  spec.series.forEach((s, i) => {
+    const col = i % 3;
+    const row = Math.floor(i / 3);
+    const x = m.left + col * (pw / 3);
+    const y = 40 + row * 18;
+    const color = PALETTE[(s.colorIndex ?? i) % PALETTE.length];
+    parts.push(
+      `<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      `<circle cx="${x + 11}" cy="${y}" r="3.5" fill="${color}"/>`,
+      `<text x="${x + 28}" y="${y + 4}" font-size="12" fill="#222">${esc(s.name)}</text>`,
+    );
+  });
+  if (pts.length === 0) {
+    parts.push(
+      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="14" fill="#555">no data</text></svg>`,
+    );
+    return parts.join('\n');
+  }
+  const xs = pts.map((p) => p.x);
+  const ys = pts.map((p) => p.y);
+  const xMin = Math.min(...xs);
+  const xMax = Math.max(...xs);
+  const logX = spec.logX ?? (xMin > 0 && xMax / xMin >= 8);
+  const xTicks = logX
+    ? (() => {
+        const t: number[] = [];
+        for (let e = Math.floor(Math.log2(xMin)); e <= Math.ceil(Math.log2(xMax)); e++) t.push(2 ** e);
+        return t;
+      })()
+    : niceTicks(Math.min(0, xMin), xMax);
+  const yTicks = niceTicks(Math.min(0, Math.min(...ys)), Math.max(...ys));
+  const [x0, x1] = [xTicks[0], xTicks[xTicks.length - 1]];
+  const [y0, y1] = [yTicks[0], yTicks[yTicks.length - 1]];
+  const fx = (x: number) =>
+    m.left +
+    (logX
+      ? (Math.log2(x) - Math.log2(x0)) / (Math.log2(x1) - Math.log2(x0) || 1)
+      : (x - x0) / (x1 - x0 || 1)) *
+      pw;
+  const fy = (y: number) => m.top + ph - ((y - y0) / (y1 - y0 || 1)) * ph;
+  // grid and ticks
+  for (const t of yTicks) {
+    const y = fy(t).toFixed(1);
+    parts.push(
+      `<line x1="${m.left}" y1="${y}" x2="${m.left + pw}" y2="${y}" stroke="#e3e3e3"/>`,
+      `<text x="${m.left - 8}" y="${Number(y) + 4}" text-anchor="end" font-size="12" fill="#333">${esc(formatTick(t))}</text>`,
+    );
+  }
+  for (const t of xTicks) {
+    const x = fx(t).toFixed(1);
+    parts.push(
+      `<line x1="${x}" y1="${m.top}" x2="${x}" y2="${m.top + ph}" stroke="#f0f0f0"/>`,
+      `<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle" font-size="12" fill="#333">${esc(formatTick(t))}</text>`,
+    );
+  }
+  parts.push(
+    `<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`,
+    `<text x="${m.left + pw / 2}" y="${height - 14}" text-anchor="middle" font-size="13" fill="#111">${esc(spec.xLabel)}${logX ? ' (log scale)' : ''}</text>`,
+    `<text transform="translate(18 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" font-size="13" fill="#111">${esc(spec.yLabel)}</text>`,
+  );
+  spec.series.forEach((s, i) => {
+    const color = PALETTE[(s.colorIndex ?? i) % PALETTE.length];
+    const good = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+    const ordered = spec.sortByX === false ? good : [...good].sort((a, b) => a.x - b.x);
+    if (ordered.length > 1) {
+      const d = ordered
+        .map((p, k) => `${k === 0 ? 'M' : 'L'}${fx(p.x).toFixed(1)} ${fy(p.y).toFixed(1)}`)
+        .join(' ');
+      parts.push(
+        `<path d="${d}" fill="none" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      );
+    }
+    for (const p of ordered) {
+      const tip = `${s.name}: ${formatValue(p.y)} at ${formatValue(p.x)}${p.note ? ` (${p.note})` : ''}`;
+      parts.push(
+        `<circle cx="${fx(p.x).toFixed(1)}" cy="${fy(p.y).toFixed(1)}" r="4" fill="${p.flagged ? '#ffffff' : color}" stroke="${color}" stroke-width="2"><title>${esc(tip)}</title></circle>`,
+      );
+    }
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}

@@ -1,0 +1,84 @@
+// Loads the HTML report in real headless Chromium: no console errors, charts present, screenshot taken.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compareRuns } from './compare.js';
+import { renderHtml } from './render-html.js';
+import { buildRun, type FixtureRun, specs } from './test-support.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = await mkdtemp(join(tmpdir(), 'bg-html-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const run = (name: string, e2eMs: number): FixtureRun => ({
+  name,
+  config: { model: 'story-moe', tp_size: 8 },
+  levels: [1, 2, 4, 8].map((c) => ({
+    concurrency: c,
+    specs: specs(20, { e2eMs, ttftMs: e2eMs / 10, acceptance: 2 }),
+  })),
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () => {
+  it('loads with no console errors or network requests, shows every chart, and prints', async () => {
+    const runs = [run('baseline', 1000), run('eagle3 <topk1>', 800)].map((r) => {
+      const b = buildRun(r);
+      return {
+        name: r.name,
+        dir: `/x/${r.name}`,
+        manifest: b.manifest,
+        summary: b.summary,
+        records: b.records,
+        warnings: [],
+      };
+    });
+    const html = renderHtml(compareRuns(runs, { iterations: 100 }));
+    const file = join(dir, 'report.html');
+    await writeFile(file, html);
+    // a fresh user-data-dir per run (playwright passes it as --user-data-dir)
+    const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+      });
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('request', (r) => {
+        if (!r.url().startsWith('file:')) requests.push(r.url());
+      });
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([]);
+      const charts = await page.locator('figure.chart svg').count();
+      expect(charts).toBe(5);
+      const box = await page.locator('#chart-output-throughput svg').boundingBox();
+      expect(box!.width).toBeGreaterThan(300);
+      expect(await page.locator('h1').textContent()).toContain('eagle3 <topk1>');
+      const shot = await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
+      expect(shot.length).toBeGreaterThan(10_000);
+      const pdf = await page.pdf({ format: 'A4' });
+      expect(pdf.subarray(0, 4).toString()).toBe('%PDF');
+    } finally {
+      await browser.close();
+    }
+  });
+});

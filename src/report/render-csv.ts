@@ -1,0 +1,63 @@
+// CSV rendering of a Comparison: one row per (metric, level, run) in long form, for spreadsheets and pandas.
+
+import { levelLabel } from './levels.js';
+import { METRICS } from './metric-catalog.js';
+import type { Comparison } from './types.js';
+
+export function csvField(v: string | number | boolean | null): string {
+  if (v === null) return '';
+  const s = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : '') : String(v);
+  // quote when needed; neutralise spreadsheet formulas from server/plan strings
+  const safe = /^[=+\-@\t\r]/.test(s) && typeof v === 'string' ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function renderCsv(cmp: Comparison): string {
+  const header = [
+    'metric',
+    'unit',
+    'level_kind',
+    'level_value',
+    'level_label',
+    'run',
+    'is_baseline',
+    'value',
+    'ratio_to_baseline',
+    'ci_low',
+    'ci_high',
+    'significant',
+    'requests',
+    'excluded_reason',
+  ];
+  const lines = [header.join(',')];
+  for (const m of cmp.metrics) {
+    for (const row of cmp.levels) {
+      for (const cell of row.cells[m] ?? []) {
+        const flags = Object.entries(row.flags)
+          .flatMap(([run, fs]) => fs.map((f) => `${f.flag}: ${run}`))
+          .join('; ');
+        lines.push(
+          [
+            m,
+            METRICS[m].unit,
+            row.level.kind,
+            row.level.value,
+            levelLabel(row.level),
+            cell.run,
+            cell.run === cmp.baseline,
+            cell.value,
+            cell.ratio,
+            cell.ci?.low ?? null,
+            cell.ci?.high ?? null,
+            cell.significant,
+            cell.n,
+            flags || null,
+          ]
+            .map(csvField)
+            .join(','),
+        );
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

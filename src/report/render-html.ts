@@ -1,0 +1,143 @@
+// Self-contained HTML report: inline CSS and inline SVG charts, no scripts, no network at view time,
+// printable. Every string that came from a server, a plan or a file is escaped.
+
+import { renderChartSvg } from './chart-svg.js';
+import { chartSpecs } from './charts.js';
+import { escapeHtml as esc } from './escape.js';
+import { bootstrapNote, metricTables } from './table-model.js';
+import type { Comparison } from './types.js';
+
+const CSS = `
+:root { color-scheme: light; }
+body { font-family: "DejaVu Sans", Arial, Helvetica, sans-serif; margin: 24px auto; max-width: 1100px; color: #111; line-height: 1.4; padding: 0 16px; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 4px; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; vertical-align: top; }
+th:first-child, td:first-child, td.text, th.text { text-align: left; }
+thead th { background: #f3f3f3; }
+.better { color: #0a6b2f; font-weight: bold; }
+.worse { color: #b00020; font-weight: bold; }
+.muted { color: #888; }
+.warning { background: #fff4d6; border-left: 5px solid #e6a100; padding: 8px 12px; margin: 8px 0; }
+.note { background: #eef4fb; border-left: 5px solid #4a86c5; padding: 6px 12px; margin: 6px 0; }
+ol.verdicts li { margin: 4px 0; }
+figure.chart { margin: 12px 0 20px; page-break-inside: avoid; break-inside: avoid; }
+figure.chart svg { max-width: 100%; height: auto; }
+.status-pass { color: #0a6b2f; } .status-warn { color: #9a6700; } .status-fail { color: #b00020; font-weight: bold; } .status-skip { color: #888; }
+footer { margin-top: 2em; font-size: 0.85em; color: #555; }
+@media print {
+  body { margin: 0; max-width: none; font-size: 10pt; }
+  h2 { page-break-after: avoid; break-after: avoid; }
+  table, figure.chart { page-break-inside: avoid; break-inside: avoid; }
+  .warning, .note { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}
+`;
+
+export interface HtmlOptions {
+  title?: string;
+  /** ISO time shown in the footer (pass it in: renderers do not read the clock). */
+  generatedAt?: string;
+  version?: string;
+}
+
+export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
+  const title =
+    opts.title ??
+    (cmp.runs.length === 1
+      ? `benchgate report: ${cmp.baseline}`
+      : `benchgate comparison: ${cmp.runs.map((r) => r.name).join(' vs ')}`);
+  const h: string[] = [];
+  h.push(
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+  );
+  h.push(`<title>${esc(title)}</title>`, `<style>${CSS}</style>`, '</head><body>');
+  h.push(`<h1>${esc(title)}</h1>`, `<p>Baseline: <strong>${esc(cmp.baseline)}</strong>.</p>`);
+
+  for (const w of cmp.comparabilityWarnings)
+    h.push(`<div class="warning" role="alert"><strong>Not apples to apples:</strong> ${esc(w)}</div>`);
+  for (const r of cmp.runs) for (const n of r.warnings) h.push(`<div class="note">${esc(n)}</div>`);
+
+  if (cmp.runs.length > 1) {
+    h.push('<h2 id="verdicts">Verdicts</h2>');
+    if (cmp.verdicts.length === 0) h.push('<p class="muted">None: no usable common level.</p>');
+    else h.push(`<ol class="verdicts">${cmp.verdicts.map((v) => `<li>${esc(v.text)}</li>`).join('')}</ol>`);
+    if (cmp.crossovers.length)
+      h.push(
+        '<h2 id="crossovers">Crossovers</h2>',
+        `<ul>${cmp.crossovers.map((x) => `<li>${esc(x.text)}</li>`).join('')}</ul>`,
+      );
+  }
+
+  h.push('<h2 id="charts">Charts</h2>');
+  for (const spec of chartSpecs(cmp)) {
+    h.push(
+      `<figure class="chart" id="chart-${esc(spec.id)}">${renderChartSvg(spec)}<figcaption class="muted">${esc(spec.title)}. Hollow markers: levels excluded from verdicts (client-limited or invalid).</figcaption></figure>`,
+    );
+  }
+
+  h.push('<h2 id="tables">Per-level results</h2>', `<p class="muted">${esc(bootstrapNote(cmp))}</p>`);
+  for (const t of metricTables(cmp)) {
+    h.push(`<h3>${esc(t.title)}</h3>`, '<table><thead><tr>');
+    h.push(
+      t.header
+        .map((c, i) => `<th${i === t.header.length - 1 ? ' class="text"' : ''}>${esc(c)}</th>`)
+        .join(''),
+      '</tr></thead><tbody>',
+    );
+    for (const r of t.rows) {
+      h.push(
+        `<tr>${r.map((c, i) => `<td class="${c.tone === 'neutral' ? '' : c.tone}${i === r.length - 1 ? ' text' : ''}">${esc(c.text)}</td>`).join('')}</tr>`,
+      );
+    }
+    h.push('</tbody></table>');
+  }
+
+  h.push('<h2 id="config">Configuration differences</h2>');
+  if (cmp.configDiff.length === 0)
+    h.push(
+      `<p class="muted">${cmp.runs.length > 1 ? 'No differences among the verified configuration facts both runs report.' : 'A single run: nothing to diff.'}</p>`,
+    );
+  else {
+    h.push(
+      '<table><thead><tr><th class="text">run</th><th class="text">key</th><th class="text">baseline</th><th class="text">this run</th><th class="text">varied on purpose</th></tr></thead><tbody>',
+    );
+    for (const d of cmp.configDiff) {
+      h.push(
+        `<tr class="${d.expected ? '' : 'worse'}"><td>${esc(d.run)}</td><td class="text">${esc(d.key)}</td><td class="text">${esc(d.baseline)}</td><td class="text">${esc(d.other)}</td><td class="text">${d.expected ? 'yes' : 'no'}</td></tr>`,
+      );
+    }
+    h.push('</tbody></table>');
+  }
+
+  h.push('<h2 id="findings">Checkpoint findings</h2>');
+  if (cmp.findings.length === 0)
+    h.push('<p class="muted">No checkpoint findings recorded (checkpoint skipped, or imported results).</p>');
+  else {
+    h.push(
+      '<table><thead><tr><th class="text">run</th><th class="text">status</th><th class="text">check</th><th class="text">expected</th><th class="text">found</th></tr></thead><tbody>',
+    );
+    for (const f of cmp.findings) {
+      h.push(
+        `<tr><td>${esc(f.run)}</td><td class="text status-${esc(f.status)}">${esc(f.status)}</td><td class="text">${esc(f.title)} <span class="muted">(${esc(f.id)})</span></td><td class="text">${esc(f.expected ?? '')}</td><td class="text">${esc(f.found ?? '')}</td></tr>`,
+      );
+    }
+    h.push('</tbody></table>');
+  }
+
+  h.push(
+    '<h2 id="runs">Runs</h2><table><thead><tr><th class="text">run</th><th class="text">source</th><th class="text">engine</th><th class="text">model</th><th class="text">directory</th></tr></thead><tbody>',
+  );
+  for (const r of cmp.runs)
+    h.push(
+      `<tr><td>${esc(r.name)}</td><td class="text">${esc(r.source)}</td><td class="text">${esc(r.engine ?? '—')}</td><td class="text">${esc(r.model ?? '—')}</td><td class="text">${esc(r.dir)}</td></tr>`,
+    );
+  h.push('</tbody></table>');
+  h.push(
+    `<footer>Generated by benchgate${opts.version ? ` ${esc(opts.version)}` : ''}${opts.generatedAt ? ` at ${esc(opts.generatedAt)}` : ''}. Schema benchgate.compare/1.</footer>`,
+  );
+  h.push('</body></html>');
+  return `${h.join('\n')}\n`;
+}

@@ -1,0 +1,21 @@
+// JSON rendering of a Comparison (schema "benchgate.compare/1"): the Comparison itself, minus the
+// full per-level summaries that the series carry for charts (kept as the chart-relevant numbers only).
+
+import type { Comparison } from './types.js';
+
+export function renderJson(cmp: Comparison): string {
+  const series = cmp.series.map((s) => ({
+    run: s.run,
+    points: s.points.map((p) => ({
+      level: p.level,
+      flags: p.flags,
+      outputTokensPerS: p.summary.throughput.outputTokensPerS,
+      ttftP50Ms: p.summary.ttftMs?.percentiles.p50 ?? null,
+      ttftP99Ms: p.summary.ttftMs?.percentiles.p99 ?? null,
+      tpotP50Ms: p.summary.tpotMs?.percentiles.p50 ?? null,
+      acceptanceLength: p.summary.speculative?.acceptanceLength ?? null,
+    })),
+  }));
+  // Infinity/NaN are not JSON: write them as null
+  return `${JSON.stringify({ ...cmp, series }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`;
+}

@@ -1,0 +1,53 @@
+// Markdown rendering of a Comparison, for pasting into a design review or a pull request.
+
+import { bootstrapNote, metricTables } from './table-model.js';
+import type { Comparison } from './types.js';
+
+/** Escapes the characters that would break a Markdown table cell or inject markup. */
+export function mdEscape(s: string): string {
+  return s.replace(/[\\|*_`<>[\]]/g, (ch) => `\\${ch}`).replace(/\r?\n/g, ' ');
+}
+
+export function renderMarkdown(cmp: Comparison): string {
+  const out: string[] = [];
+  out.push(`# Comparison: baseline ${mdEscape(cmp.baseline)}`, '');
+  out.push('| run | source | engine | model | directory |', '|---|---|---|---|---|');
+  for (const r of cmp.runs)
+    out.push(
+      `| ${mdEscape(r.name)} | ${mdEscape(r.source)} | ${mdEscape(r.engine ?? '—')} | ${mdEscape(r.model ?? '—')} | ${mdEscape(r.dir)} |`,
+    );
+  const notes = cmp.runs.flatMap((r) => r.warnings);
+  if (notes.length) out.push('', ...notes.map((n) => `> Note: ${mdEscape(n)}`));
+  if (cmp.comparabilityWarnings.length)
+    out.push('', ...cmp.comparabilityWarnings.map((w) => `> **Warning:** ${mdEscape(w)}`));
+  out.push('', '## Verdicts', '');
+  if (cmp.verdicts.length === 0) out.push('_None: a single run, or no usable common level._');
+  for (const [i, v] of cmp.verdicts.entries()) out.push(`${i + 1}. ${mdEscape(v.text)}`);
+  if (cmp.crossovers.length) {
+    out.push('', '## Crossovers', '');
+    for (const x of cmp.crossovers) out.push(`- ${mdEscape(x.text)}`);
+  }
+  for (const t of metricTables(cmp)) {
+    out.push('', `## ${mdEscape(t.title)}`, '');
+    out.push(
+      `| ${t.header.map(mdEscape).join(' | ')} |`,
+      `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    );
+    for (const r of t.rows) out.push(`| ${r.map((c) => mdEscape(c.text)).join(' | ')} |`);
+  }
+  if (cmp.configDiff.length) {
+    out.push(
+      '',
+      '## Configuration differences',
+      '',
+      '| run | key | baseline | run value | varied on purpose |',
+      '|---|---|---|---|---|',
+    );
+    for (const d of cmp.configDiff)
+      out.push(
+        `| ${mdEscape(d.run)} | ${mdEscape(d.key)} | ${mdEscape(d.baseline)} | ${mdEscape(d.other)} | ${d.expected ? 'yes' : '**no**'} |`,
+      );
+  }
+  out.push('', `_${mdEscape(bootstrapNote(cmp))}_`, '');
+  return out.join('\n');
+}

@@ -1,0 +1,73 @@
+// Terminal rendering of a Comparison: verdicts first, then one aligned table per metric.
+// Colour only when asked (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
+
+import { createColors } from 'picocolors';
+import { bootstrapNote, metricTables, type TableCell } from './table-model.js';
+import type { Comparison } from './types.js';
+
+export interface TextOptions {
+  color: boolean;
+}
+
+/** Colour decision for stdout: TTY, no NO_COLOR, not dumb. */
+export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
+}
+
+export function renderText(cmp: Comparison, opts: TextOptions): string {
+  const c = createColors(opts.color);
+  const tone = (t: TableCell) =>
+    t.tone === 'better'
+      ? c.green(t.text)
+      : t.tone === 'worse'
+        ? c.red(t.text)
+        : t.tone === 'muted'
+          ? c.dim(t.text)
+          : t.text;
+  const out: string[] = [];
+  out.push(c.bold(`Comparison of ${cmp.runs.length} run(s); baseline: ${cmp.baseline}`));
+  for (const r of cmp.runs) {
+    const bits = [r.source !== 'benchgate' ? `imported from ${r.source}` : null, r.engine, r.model].filter(
+      Boolean,
+    );
+    out.push(`  ${r.name}${bits.length ? ` (${bits.join(', ')})` : ''}  ${c.dim(r.dir)}`);
+    for (const w of r.warnings) out.push(c.yellow(`    note: ${w}`));
+  }
+  out.push('');
+  for (const w of cmp.comparabilityWarnings) out.push(c.yellow(c.bold(`WARNING: ${w}`)));
+  if (cmp.comparabilityWarnings.length) out.push('');
+  out.push(c.bold('Verdicts'));
+  if (cmp.verdicts.length === 0) out.push('  (none: a single run, or no usable common level)');
+  for (const [i, v] of cmp.verdicts.entries()) out.push(`  ${i + 1}. ${v.text}`);
+  if (cmp.crossovers.length) {
+    out.push('', c.bold('Crossovers'));
+    for (const x of cmp.crossovers) out.push(`  - ${x.text}`);
+  }
+  for (const t of metricTables(cmp)) {
+    out.push('', c.bold(t.title));
+    const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].text.length)));
+    out.push(
+      t.header
+        .map((h, i) => h.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+    out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const r of t.rows)
+      out.push(
+        r
+          .map((cell, i) => tone({ ...cell, text: cell.text.padEnd(widths[i]) }))
+          .join('  ')
+          .trimEnd(),
+      );
+  }
+  out.push('', c.dim(bootstrapNote(cmp)));
+  const expected = cmp.configDiff.filter((d) => d.expected);
+  if (expected.length)
+    out.push(
+      c.dim(
+        `Varied on purpose: ${expected.map((d) => `${d.run} ${d.key}=${d.other} (baseline ${d.baseline})`).join('; ')}`,
+      ),
+    );
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,70 @@
+// The per-metric comparison table as plain strings, shared by the terminal and Markdown renderers:
+// one row per level, one column per run; other runs show the change vs baseline with its CI.
+
+import { formatChange, formatValue } from './format.js';
+import { METRICS } from './metric-catalog.js';
+import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
+
+export interface TableCell {
+  text: string;
+  /** For colouring: better/worse than baseline with significance, or neutral. */
+  tone: 'better' | 'worse' | 'neutral' | 'muted';
+}
+
+export interface MetricTable {
+  metric: MetricId;
+  title: string;
+  header: string[];
+  rows: TableCell[][];
+}
+
+export function cellTone(cell: Cell, higherIsBetter: boolean): TableCell['tone'] {
+  if (cell.ratio === null || !cell.significant) return 'neutral';
+  return cell.ratio > 1 === higherIsBetter ? 'better' : 'worse';
+}
+
+export function flagNote(row: LevelRow): string {
+  const parts: string[] = [];
+  for (const [run, flags] of Object.entries(row.flags))
+    for (const f of flags) parts.push(`${f.flag}: ${run}`);
+  return parts.join('; ');
+}
+
+export function cellText(cell: Cell): string {
+  const v = formatValue(cell.value);
+  if (cell.ratio === null) return v;
+  const ci = cell.ci ? ` [${formatChange(cell.ci.low)}, ${formatChange(cell.ci.high)}]` : ' [no CI]';
+  return `${v} ${formatChange(cell.ratio)}${ci}${cell.significant ? ' *' : ''}`;
+}
+
+export function metricTables(cmp: Comparison): MetricTable[] {
+  const names = cmp.runs.map((r) => r.name);
+  return cmp.metrics.map((metric) => {
+    const spec = METRICS[metric];
+    const rows = cmp.levels.map((row) => {
+      const cells = row.cells[metric] ?? [];
+      const out: TableCell[] = [{ text: row.label, tone: 'neutral' }];
+      for (const name of names) {
+        const cell = cells.find((c) => c.run === name);
+        out.push(
+          cell
+            ? { text: cellText(cell), tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted' }
+            : { text: '—', tone: 'muted' },
+        );
+      }
+      const note = flagNote(row);
+      out.push({ text: note ? `excluded (${note})` : '', tone: note ? 'muted' : 'neutral' });
+      return out;
+    });
+    return {
+      metric,
+      title: `${spec.label} (${spec.unit}, ${spec.higherIsBetter ? 'higher' : 'lower'} is better)`,
+      header: ['level', ...names.map((n) => (n === cmp.baseline ? `${n} (baseline)` : n)), 'notes'],
+      rows,
+    };
+  });
+}
+
+export function bootstrapNote(cmp: Comparison): string {
+  return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of requests, seed ${cmp.bootstrap.seed}); * = CI excludes no change.`;
+}
