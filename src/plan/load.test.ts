@@ -1,0 +1,278 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BenchgateError } from '../core/errors.js';
+import { loadPlanFile, resolvePlan } from './load.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bg-plan-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function planFile(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+/** The BenchgateError a promise or function rejects/throws with. */
+async function failure(run: () => unknown): Promise<BenchgateError> {
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof BenchgateError) return e;
+    throw e;
+  }
+  throw new Error('expected a BenchgateError, but it succeeded');
+}
+
+describe('loadPlanFile: valid plans', () => {
+  it('loads the issue example and fills every default', async () => {
+    const path = await planFile(
+      'eagle.yaml',
+      `name: eagle3-topk1-v2
+target: { url: http://127.0.0.1:30000, engine: sglang, api: completions }
+workload:
+  dataset: random
+  input_tokens: { fixed: 1024 }
+  output_tokens: { fixed: 256 }
+  seed: 1
+load:
+  kind: concurrency
+  levels: [1, 2, 4, 8, 16, 32, 64]
+  requests: 200
+  warmup: 8
+slo: { ttft_ms: 2000, tpot_ms: 50 }
+output: results
+`,
+    );
+    const plan = await loadPlanFile(path);
+    expect(plan.name).toBe('eagle3-topk1-v2');
+    expect(plan.target).toMatchObject({
+      url: 'http://127.0.0.1:30000',
+      engine: 'sglang',
+      api: 'completions',
+    });
+    expect(plan.target.timeouts).toEqual({ connect_s: 10, ttft_s: 300, stall_s: 60, total_s: 1800 });
+    expect(plan.workload).toMatchObject({
+      input_tokens: { fixed: 1024 },
+      output_tokens: { fixed: 256 },
+      temperature: 0,
+    });
+    expect(plan.load).toMatchObject({
+      kind: 'concurrency',
+      levels: [1, 2, 4, 8, 16, 32, 64],
+      requests: 200,
+      warmup: 8,
+    });
+    expect(plan.slo).toEqual({ ttft_ms: 2000, tpot_ms: 50 });
+    expect(plan.percentiles).toEqual([50, 90, 95, 99]);
+    expect(plan.host).toBe('local');
+  });
+
+  it('accepts JSON (it is YAML), tabs included, and names the run after the file', async () => {
+    const path = await planFile(
+      'sweep-a.json',
+      '{\n\t"load": {"kind": "rate", "levels": [0.5, 2.5], "arrival": "gamma", "burstiness": 0.5, "max_concurrency": 64, "duration": "1h30m"}\n}\n',
+    );
+    const plan = await loadPlanFile(path);
+    expect(plan.name).toBe('sweep-a');
+    expect(plan.load).toMatchObject({ kind: 'rate', levels: [0.5, 2.5], burstiness: 0.5, duration: '1h30m' });
+  });
+
+  it('resolves YAML anchors and aliases', async () => {
+    const path = await planFile(
+      'alias.yaml',
+      'slo: &s { ttft_ms: 100 }\nconfigs:\n  - name: a\n    expect: { wait: 30 }\n',
+    );
+    expect((await loadPlanFile(path)).slo).toEqual({ ttft_ms: 100 });
+  });
+});
+
+describe('loadPlanFile: invalid plans list every error with file:line:col and key', () => {
+  it('reports all schema and cross-key errors at once, in source order', async () => {
+    const path = await planFile(
+      'bad.yaml',
+      `target: { url: http://127.0.0.1:30000, api: completionz }
+workload:
+  input_tokens: { fixed: 0 }
+  output_tokens: { uniform: [300, 200] }
+  colour: blue
+load:
+  levels: [1, 2, 2.5, 8, 8]
+  request: 200
+  max_concurrency: 4
+  duration: 15m30
+slo: { ttft_ms: 2000, tpot_ms: -50 }
+configs:
+  - name: base
+  - name: base
+  - launch: { command: python }
+`,
+    );
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.code).toBe('BG_E_PLAN_INVALID');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toBe(`plan ${path} is invalid: 12 errors`);
+    expect(e.details).toEqual([
+      `${path}:1:45 target.api: expected one of: completions, chat, native`,
+      `${path}:3:26 workload.input_tokens.fixed: must be > 0`,
+      `${path}:4:18 workload.output_tokens: uniform: [a, b] needs a <= b`,
+      `${path}:5:3 workload.colour: unknown key; expected one of: dataset, input_tokens, output_tokens, ignore_eos, temperature, seed, tokenizer`,
+      `${path}:7:18 load.levels[2]: a concurrency level is a whole number of requests in flight, found 2.5 (for requests/s use kind: rate)`,
+      `${path}:7:26 load.levels[4]: level 8 is listed twice (also at index 3)`,
+      `${path}:8:3 load.request: unknown key; did you mean "requests"?`,
+      `${path}:9:3 load.max_concurrency: max_concurrency applies only to kind: rate (open loop); with kind: concurrency the level itself fixes the requests in flight`,
+      `${path}:10:13 load.duration: expected a duration such as "90s", "15m" or "1h30m"`,
+      `${path}:11:32 slo.tpot_ms: must be > 0`,
+      `${path}:14:11 configs[1].name: config name "base" is already used by configs[0]; names must be unique`,
+      `${path}:15:5 configs[2].name: this required key is missing`,
+    ]);
+  });
+
+  it('points a missing required key at its parent key', async () => {
+    const path = await planFile('tool.yaml', 'name: x\ntools:\n  - required: false\n');
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:3:5 tools[0].path: this required key is missing`,
+    ]);
+  });
+
+  it('points an unknown key at the key itself, also inside a token-length choice', async () => {
+    const path = await planFile(
+      'unknown.yaml',
+      'workload:\n  input_tokens:\n    fixed: 5\n    extra: 1\nbogus: true\n',
+    );
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:4:5 workload.input_tokens.extra: unknown key; expected one of: fixed`,
+      `${path}:5:1 bogus: unknown key; expected one of: name, target, workload, load, slo, percentiles, output, host, expect, tools, gpus, varies, configs`,
+    ]);
+  });
+
+  it('describes a value of the wrong kind by what was expected and what was found', async () => {
+    const path = await planFile(
+      'types.yaml',
+      'load:\n  levels: 4\nexpect:\n  wait: true\npercentiles: [50, 50]\n',
+    );
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:2:11 load.levels: expected a list, found a whole number`,
+      `${path}:4:9 expect.wait: expected a duration: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m"; found true`,
+      `${path}:5:19 percentiles[1]: percentile 50 is listed twice (also at index 0)`,
+    ]);
+  });
+
+  it('rejects open-loop options that do not fit the arrival process, and a zero duration', async () => {
+    const path = await planFile(
+      'rate.yaml',
+      'load:\n  kind: rate\n  levels: [2.5]\n  burstiness: 2\n  duration: 0s\n',
+    );
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:4:3 load.burstiness: burstiness applies only to arrival: gamma`,
+      `${path}:5:13 load.duration: must be longer than 0 seconds`,
+    ]);
+  });
+
+  it('never echoes an API key pasted where the variable name belongs', async () => {
+    const secret = 'sk-live-1234567890abcdef';
+    const path = await planFile('key.yaml', `target:\n  api_key_env: ${secret}\n`);
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.details).toEqual([
+      `${path}:2:16 target.api_key_env: expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not the key itself`,
+    ]);
+    expect(JSON.stringify({ m: e.message, d: e.details })).not.toContain(secret);
+  });
+
+  it('rejects the native API for an engine that does not serve it', async () => {
+    const path = await planFile('native.yaml', 'target: { engine: vllm, api: native }\n');
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:1:30 target.api: api: native is SGLang's /generate endpoint; engine vllm does not serve it (use completions or chat)`,
+    ]);
+  });
+});
+
+describe('loadPlanFile: files that are not plans', () => {
+  it('reports a YAML syntax error with its line and column', async () => {
+    const path = await planFile('syntax.yaml', 'load:\n  levels: [1, 2\nslo: {}\n');
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.code).toBe('BG_E_PLAN_INVALID');
+    expect(e.message).toMatch(new RegExp(`^plan ${path} is not valid YAML at line \\d+, column \\d+`));
+    expect(e.details[0]).toMatch(new RegExp(`^${path}:\\d+:\\d+ `));
+  });
+
+  it('treats a repeated key as an error, not a silent override', async () => {
+    const path = await planFile('dup.yaml', 'output: a\noutput: b\n');
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.message).toBe(`plan ${path} is not valid YAML at line 2, column 1`);
+    expect(e.details).toEqual([`${path}:2:1 Map keys must be unique`]);
+  });
+
+  it('rejects several YAML documents in one file', async () => {
+    const path = await planFile('multi.yaml', 'output: a\n---\noutput: b\n');
+    expect((await failure(() => loadPlanFile(path))).message).toMatch(
+      /is not valid YAML at line 2, column 1$/,
+    );
+  });
+
+  it('reports an alias to a missing anchor', async () => {
+    const path = await planFile('badalias.yaml', 'slo: *nope\n');
+    expect((await failure(() => loadPlanFile(path))).message).toMatch(/is not valid YAML/);
+  });
+
+  it('says what it found instead of a plan: nothing, a directory, an empty file, a list', async () => {
+    const missing = join(dir, 'missing.yaml');
+    expect((await failure(() => loadPlanFile(missing))).message).toBe(
+      `expected a readable plan file at ${missing}, found no such file`,
+    );
+    const sub = join(dir, 'sub');
+    await mkdir(sub, { recursive: true });
+    expect((await failure(() => loadPlanFile(sub))).message).toBe(
+      `expected a readable plan file at ${sub}, found a directory`,
+    );
+    const empty = await planFile('empty.yaml', '# nothing yet\n');
+    expect((await failure(() => loadPlanFile(empty))).message).toBe(
+      `plan ${empty} is empty; expected a mapping of options such as target, workload and load`,
+    );
+    const list = await planFile('list.yaml', '- 1\n- 2\n');
+    expect((await failure(() => loadPlanFile(list))).details).toEqual([
+      `${list}:1:1 (top level): expected a mapping, found a list`,
+    ]);
+  });
+});
+
+describe('resolvePlan (plans built from flags)', () => {
+  it('applies defaults and names the run "bench"', () => {
+    const plan = resolvePlan(
+      { load: { levels: [1, 8] }, workload: { input_tokens: { fixed: 16 } } },
+      'command line',
+    );
+    expect(plan.name).toBe('bench');
+    expect(plan.load.levels).toEqual([1, 8]);
+    expect(plan.workload.output_tokens).toEqual({ fixed: 256 });
+  });
+
+  it('names the flag that set a bad value, and the key when no flag did', () => {
+    const e = (() => {
+      try {
+        resolvePlan(
+          { load: { levels: [0, 1.5] }, output: '' as unknown as string, percentiles: [100] },
+          'command line',
+          {
+            flags: { 'load.levels': '--concurrency', 'load.requests': '--requests' },
+          },
+        );
+      } catch (err) {
+        return err as BenchgateError;
+      }
+      throw new Error('expected an error');
+    })();
+    expect(e.message).toBe('plan from command line is invalid: 3 errors');
+    expect(e.details).toEqual([
+      'command line --concurrency (load.levels[0]): must be > 0',
+      'command line percentiles[0]: must be < 100',
+      'command line --concurrency (load.levels[1]): a concurrency level is a whole number of requests in flight, found 1.5 (for requests/s use kind: rate)',
+    ]);
+  });
+});

@@ -1,0 +1,139 @@
+// Loads and validates a plan before anything runs: from a YAML file (JSON is YAML) with every error
+// located as file:line:col and key, all at once; or from an object built from command-line flags, with
+// errors naming the flag. Schema shapes come from schema.ts; cross-key rules from semantic-checks.ts.
+
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { BenchgateError } from '../core/errors.js';
+import { formatPlanPath, type PlanProblem } from './problem.js';
+import { type Plan, type PlanInput, planSchema } from './schema.js';
+import { schemaProblems } from './schema-problems.js';
+import { semanticProblems } from './semantic-checks.js';
+import { problemOffset } from './source-positions.js';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Schema and cross-key problems of a raw plan object, schema ones first. */
+export function planProblems(raw: unknown): PlanProblem[] {
+  return [...schemaProblems(raw), ...semanticProblems(raw)];
+}
+
+async function readPlanText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const found =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'a directory'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'a file it may not read (permission denied)'
+            : `a file that could not be read (${code ?? String(e)})`;
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `expected a readable plan file at ${file}, found ${found}`,
+      { cause: e },
+    );
+  }
+}
+
+/** Parses and validates plan text; `file` names the source in every message. */
+export function parsePlanText(text: string, file: string): Plan {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+  });
+  const syntax = doc.errors.map((err) => {
+    const { line, col } = lineCounter.linePos(err.pos[0]);
+    return { line, col, text: `${file}:${line}:${col} ${err.message.split('\n')[0]}` };
+  });
+  let raw: unknown;
+  if (syntax.length === 0) {
+    try {
+      raw = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      syntax.push({ line: 1, col: 1, text: `${file}:1:1 ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+  if (syntax.length > 0) {
+    const first = syntax[0]!;
+    const more = syntax.length > 1 ? ` (and ${plural(syntax.length - 1, 'more error')})` : '';
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `plan ${file} is not valid YAML at line ${first.line}, column ${first.col}${more}`,
+      { details: syntax.map((s) => s.text) },
+    );
+  }
+  if (raw === null || raw === undefined) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `plan ${file} is empty; expected a mapping of options such as target, workload and load`,
+    );
+  }
+  const problems = planProblems(raw);
+  if (problems.length > 0) {
+    const located = problems
+      .map((p, order) => ({ p, order, offset: problemOffset(doc, p) }))
+      .sort((a, b) => a.offset - b.offset || a.order - b.order);
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `plan ${file} is invalid: ${plural(problems.length, 'error')}`,
+      {
+        details: located.map(({ p, offset }) => {
+          const { line, col } = lineCounter.linePos(offset);
+          return `${file}:${line}:${col} ${formatPlanPath(p.path)}: ${p.message}`;
+        }),
+      },
+    );
+  }
+  const plan = planSchema.parse(raw);
+  if (plan.name === undefined) plan.name = basename(file, extname(file)) || 'bench';
+  return plan;
+}
+
+/** Reads a plan file (YAML or JSON), validates it completely and applies defaults. */
+export async function loadPlanFile(path: string): Promise<Plan> {
+  return parsePlanText(await readPlanText(path), path);
+}
+
+export interface ResolvePlanOptions {
+  /** Which command-line flag set a plan key, e.g. { 'load.levels': '--concurrency' }; errors then name the flag. */
+  flags?: Record<string, string>;
+}
+
+function flagFor(problem: PlanProblem, flags: Record<string, string>): string | null {
+  const keys = problem.path.filter((s): s is string => typeof s === 'string');
+  for (let n = keys.length; n > 0; n--) {
+    const flag = flags[keys.slice(0, n).join('.')];
+    if (flag) return flag;
+  }
+  return null;
+}
+
+/** Validates a plan built in code (e.g. from flags) and applies defaults; `source` names it in messages. */
+export function resolvePlan(input: PlanInput, source: string, opts: ResolvePlanOptions = {}): Plan {
+  const problems = planProblems(input);
+  if (problems.length > 0) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `plan from ${source} is invalid: ${plural(problems.length, 'error')}`,
+      {
+        details: problems.map((p) => {
+          const key = formatPlanPath(p.path);
+          const flag = opts.flags ? flagFor(p, opts.flags) : null;
+          return `${source} ${flag ? `${flag} (${key})` : key}: ${p.message}`;
+        }),
+      },
+    );
+  }
+  const plan = planSchema.parse(input);
+  if (plan.name === undefined) plan.name = 'bench';
+  return plan;
+}

@@ -1,0 +1,156 @@
+// Plan rules the schema's shapes cannot express: combinations of keys (concurrency levels are whole
+// numbers; open-loop options only with kind: rate), duplicates (levels, percentiles, config names, varies
+// keys), durations that must be positive, and an API key pasted where its variable's name belongs.
+// They run on the raw object and skip values of the wrong type (those are the schema's to report),
+// so every problem is reported at once.
+
+import { parseDurationS } from '../core/clock.js';
+import type { PlanPath, PlanProblem } from './problem.js';
+
+type Raw = Record<string, unknown>;
+
+function asMap(v: unknown): Raw | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : null;
+}
+
+function duplicates<T>(items: readonly T[], path: PlanPath, what: (v: T) => string): PlanProblem[] {
+  const seen = new Map<T, number>();
+  const out: PlanProblem[] = [];
+  items.forEach((v, i) => {
+    const first = seen.get(v);
+    if (first === undefined) seen.set(v, i);
+    else
+      out.push({
+        path: [...path, i],
+        message: `${what(v)} is listed twice (also at index ${first})`,
+        anchor: 'value',
+      });
+  });
+  return out;
+}
+
+function loadProblems(load: Raw): PlanProblem[] {
+  const out: PlanProblem[] = [];
+  const kind = load.kind ?? 'concurrency';
+  const levels = Array.isArray(load.levels) ? load.levels : [];
+  const numericLevels = levels.filter((v): v is number => typeof v === 'number');
+  if (kind === 'concurrency') {
+    levels.forEach((v, i) => {
+      if (typeof v === 'number' && v > 0 && !Number.isInteger(v)) {
+        out.push({
+          path: ['load', 'levels', i],
+          message: `a concurrency level is a whole number of requests in flight, found ${v} (for requests/s use kind: rate)`,
+          anchor: 'value',
+        });
+      }
+    });
+    for (const key of ['arrival', 'burstiness', 'max_concurrency'] as const) {
+      if (load[key] !== undefined) {
+        out.push({
+          path: ['load', key],
+          message: `${key} applies only to kind: rate (open loop); with kind: concurrency the level itself fixes the requests in flight`,
+          anchor: 'key',
+        });
+      }
+    }
+  } else if (kind === 'rate' && load.burstiness !== undefined && (load.arrival ?? 'poisson') !== 'gamma') {
+    out.push({
+      path: ['load', 'burstiness'],
+      message: 'burstiness applies only to arrival: gamma',
+      anchor: 'key',
+    });
+  }
+  if (numericLevels.length === levels.length)
+    out.push(...duplicates(numericLevels, ['load', 'levels'], (v) => `level ${v}`));
+  if (load.duration !== undefined) {
+    const s =
+      typeof load.duration === 'string' || typeof load.duration === 'number'
+        ? parseDurationS(load.duration)
+        : null;
+    if (s === 0)
+      out.push({ path: ['load', 'duration'], message: 'must be longer than 0 seconds', anchor: 'value' });
+  }
+  return out;
+}
+
+function configProblems(configs: unknown[]): PlanProblem[] {
+  const out: PlanProblem[] = [];
+  const firstByName = new Map<string, number>();
+  configs.forEach((c, i) => {
+    const config = asMap(c);
+    if (!config) return;
+    if (typeof config.name === 'string') {
+      const first = firstByName.get(config.name);
+      if (first === undefined) firstByName.set(config.name, i);
+      else {
+        out.push({
+          path: ['configs', i, 'name'],
+          message: `config name "${config.name}" is already used by configs[${first}]; names must be unique`,
+          anchor: 'value',
+        });
+      }
+    }
+    const ready = config.ready_timeout;
+    if ((typeof ready === 'string' || typeof ready === 'number') && parseDurationS(ready) === 0) {
+      out.push({
+        path: ['configs', i, 'ready_timeout'],
+        message: 'must be longer than 0 seconds',
+        anchor: 'value',
+      });
+    }
+  });
+  return out;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const VARIES_KEY = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/;
+
+function targetProblems(target: Raw): PlanProblem[] {
+  const out: PlanProblem[] = [];
+  if (typeof target.api_key_env === 'string' && !ENV_NAME.test(target.api_key_env)) {
+    // Never echo the value: it may be the key itself.
+    out.push({
+      path: ['target', 'api_key_env'],
+      message: 'expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not the key itself',
+      anchor: 'value',
+    });
+  }
+  const engine = target.engine ?? 'auto';
+  if (target.api === 'native' && engine !== 'auto' && engine !== 'sglang') {
+    out.push({
+      path: ['target', 'api'],
+      message: `api: native is SGLang's /generate endpoint; engine ${String(engine)} does not serve it (use completions or chat)`,
+      anchor: 'value',
+    });
+  }
+  return out;
+}
+
+/** Every cross-key problem of a raw plan object. */
+export function semanticProblems(raw: unknown): PlanProblem[] {
+  const plan = asMap(raw);
+  if (!plan) return [];
+  const out: PlanProblem[] = [];
+  const target = asMap(plan.target);
+  if (target) out.push(...targetProblems(target));
+  const load = asMap(plan.load);
+  if (load) out.push(...loadProblems(load));
+  if (Array.isArray(plan.percentiles) && plan.percentiles.every((p) => typeof p === 'number')) {
+    out.push(...duplicates(plan.percentiles as number[], ['percentiles'], (p) => `percentile ${p}`));
+  }
+  if (Array.isArray(plan.varies)) {
+    plan.varies.forEach((k, i) => {
+      if (typeof k === 'string' && !VARIES_KEY.test(k)) {
+        out.push({
+          path: ['varies', i],
+          message: 'expected a configuration key such as speculative.topk or tp_size',
+          anchor: 'value',
+        });
+      }
+    });
+    const names = plan.varies.filter((k): k is string => typeof k === 'string');
+    if (names.length === plan.varies.length) out.push(...duplicates(names, ['varies'], (k) => `key "${k}"`));
+  }
+  if (Array.isArray(plan.configs)) out.push(...configProblems(plan.configs));
+  return out;
+}
