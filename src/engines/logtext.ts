@@ -31,7 +31,8 @@ export function logicalLines(text: string): LogLine[] {
   let current: LogLine | null = null;
   let prevLen = -1;
   physical.forEach((raw, i) => {
-    const continues = current !== null && width !== null && prevLen === width && !RECORD_START_RE.test(raw);
+    const continues =
+      current !== null && width !== null && prevLen === width && raw !== '' && !RECORD_START_RE.test(raw);
     if (continues && current) current.text += raw;
     else {
       current = { line: i + 1, text: raw };
@@ -43,18 +44,27 @@ export function logicalLines(text: string): LogLine[] {
 }
 
 /**
- * The terminal width a log was wrapped at: the longest line length shared by at least two lines
- * of 60+ characters (a wrapped long record leaves several lines of exactly the width). Null when none.
+ * The terminal width a log was wrapped at: among line lengths of 60+ characters, the one most often
+ * followed by a line that does not start a new record (a wrapped record leaves lines of exactly the
+ * width, each followed by its continuation). Null when no length shows that pattern twice.
  */
 export function detectWrapWidth(lines: string[]): number | null {
-  const counts = new Map<number, number>();
-  let maxLen = 0;
-  for (const l of lines) {
-    if (l.length >= 60) counts.set(l.length, (counts.get(l.length) ?? 0) + 1);
-    maxLen = Math.max(maxLen, l.length);
+  const wrapsAt = new Map<number, number>();
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const len = lines[i].length;
+    if (len >= 60 && lines[i + 1] !== '' && !RECORD_START_RE.test(lines[i + 1])) {
+      wrapsAt.set(len, (wrapsAt.get(len) ?? 0) + 1);
+    }
   }
-  const c = counts.get(maxLen) ?? 0;
-  return c >= 2 ? maxLen : null;
+  let best: number | null = null;
+  let bestCount = 1;
+  for (const [len, count] of wrapsAt) {
+    if (count > bestCount || (count === bestCount && best !== null && len > best)) {
+      best = len;
+      bestCount = count;
+    }
+  }
+  return best;
 }
 
 /**

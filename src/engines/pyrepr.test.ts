@@ -71,3 +71,26 @@ describe('parsePyKwargs', () => {
     expect(r.value.seed).toBe(0);
   });
 });
+
+describe('vLLM-style unquoted values', () => {
+  it('reads unquoted words with slashes, hyphens and digits as text', () => {
+    const r = parsePyKwargs(
+      "model='/m', served_model_name=ibm-granite/granite-4.0-h-350m, quantization=compressed-tensors, dtype=torch.bfloat16, max_seq_len=32768, tokenizer_mode=auto, name=7b-chat, compilation_config={'mode': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'sizes': [1, 2]}, path=/home/x/y",
+    );
+    expect(r.value).toMatchObject({
+      served_model_name: 'ibm-granite/granite-4.0-h-350m',
+      quantization: 'compressed-tensors',
+      dtype: 'torch.bfloat16',
+      max_seq_len: 32768,
+      tokenizer_mode: 'auto',
+      name: '7b-chat',
+      compilation_config: {
+        mode: 3,
+        cudagraph_mode: '<CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>',
+        sizes: [1, 2],
+      },
+      path: '/home/x/y',
+    });
+    expect(parsePyValue('{None: 1}').value).toEqual({ null: 1 });
+  });
+});

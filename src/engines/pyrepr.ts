@@ -73,8 +73,11 @@ function readValue(c: Cursor): PyValue | undefined {
   if (ch === '{') return readDictOrSet(c);
   if (ch === '<') return readAngle(c);
   if (/[-+\d.]/.test(ch)) {
+    const before = c.pos;
     const num = readNumber(c);
-    if (num !== undefined) return num;
+    if (num !== undefined && atSeparator(c)) return num;
+    c.pos = before; // e.g. `7b-chat` or `0.5-fp8`: an unquoted word, not a number
+    if (num !== undefined) return readOpaque(c);
   }
   if (/[A-Za-z_]/.test(ch)) return readNameOrCall(c);
   // Unknown character: take it as an opaque token up to the next separator.
@@ -145,6 +148,10 @@ function readNumber(c: Cursor): number | undefined {
 
 function readNameOrCall(c: Cursor): PyValue {
   const m = /^[A-Za-z_][\w.]*/.exec(c.s.slice(c.pos, c.pos + 200))!;
+  if (c.s[c.pos + m[0].length] !== '(' && !atSeparator(c, c.pos + m[0].length)) {
+    // vLLM prints some values unquoted: served_model_name=org/model-7b, quantization=compressed-tensors
+    return readOpaque(c);
+  }
   c.pos += m[0].length;
   const name = m[0];
   if (c.peek() === '(') {
@@ -293,8 +300,15 @@ function readAngle(c: Cursor): string {
   return t;
 }
 
+/** True when `at` is at a value boundary: end, whitespace, a comma, a closer, or `: ` (dict key). */
+function atSeparator(c: Cursor, at = c.pos): boolean {
+  const ch = c.s[at];
+  return ch === undefined || /[\s,)\]}]/.test(ch) || (ch === ':' && /\s/.test(c.s[at + 1] ?? ' '));
+}
+
+/** An unquoted token up to the next separator (`,`, a closer, whitespace, or `: `). */
 function readOpaque(c: Cursor): string {
-  const m = /^[^,)\]}\s]+/.exec(c.s.slice(c.pos));
+  const m = /^(?:[^,)\]}\s:]|:(?!\s))+/.exec(c.s.slice(c.pos));
   const t = m ? m[0] : c.s[c.pos];
   c.pos += t.length;
   return t;

@@ -10,7 +10,7 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY_RE.test(key);
 }
 
-/** Deep copy of `value` with non-empty string values under secret-looking keys replaced. */
+/** Deep copy of `value` with non-empty strings (or lists, e.g. vLLM's `'api_key': ['sk']`) under secret-looking keys replaced. */
 export function redactSecrets<T>(value: T): T {
   return redact(value) as T;
 }
@@ -20,7 +20,8 @@ function redact(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = isSecretKey(k) && typeof v === 'string' && v !== '' ? REDACTED : redact(v);
+    const secretValue = (typeof v === 'string' && v !== '') || Array.isArray(v);
+    out[k] = isSecretKey(k) && secretValue ? REDACTED : redact(v);
   }
   return out;
 }

@@ -115,6 +115,8 @@ export interface SpecCounters {
   acceptLengthGauge?: number;
   /** Tokens generated (for counter-delta acceptance length). */
   generationTokens?: number;
+  /** Accepted draft tokens by draft position (index 0 = first drafted token), summed over label sets (vLLM). */
+  acceptedTokensPerPosition?: number[];
 }
 
 export interface LiveReading {

@@ -1,34 +1,333 @@
-// vLLM adapter: OpenAI requests with continuous usage, /version + /v1/models + /metrics reads,
-// `non-default args:` and engine-config log lines, and vllm:spec_decode_* counters.
+// vLLM adapter: OpenAI requests with continuous usage, /version + /v1/models + /metrics (+ dev-mode
+// /server_info) reads, `non-default args:` and engine-config log lines, and vllm:spec_decode_* counters.
 
+import { flagValue, indexAfter, parseFlagArgv } from './argv.js';
+import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { findCrashes, type LogLine, lineTimestamp, logicalLines } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject } from './probe.js';
-import type { BuiltRequest, EngineAdapter, GenerationParams } from './types.js';
+import { findSamples, parsePrometheusText, sumMetric } from './prometheus.js';
+import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
+import { redactSecrets } from './redact.js';
+import type {
+  BuiltRequest,
+  ConfigFacts,
+  EngineAdapter,
+  GenerationParams,
+  LiveReading,
+  LogReading,
+  SpecCounters,
+  TargetHttp,
+} from './types.js';
+
+const VERSION_LINE_RE = /vLLM API server version (\S+)/;
+const NON_DEFAULT_RE = /non-default args: /;
+const ENGINE_CONFIG_RE = /Initializing a V\d LLM engine \(v([^)]*)\) with config: /;
+export const VLLM_READY_LINE = 'Application startup complete.';
+
+/** Short argv spellings vLLM accepts → long flag names. */
+const SHORT_FLAGS: Record<string, string> = {
+  '-tp': '--tensor-parallel-size',
+  '-pp': '--pipeline-parallel-size',
+  '-dp': '--data-parallel-size',
+  '-q': '--quantization',
+};
 
 export function vllmRequestFor(params: GenerationParams): BuiltRequest {
   return openAiRequest('vllm', params, { continuousUsage: true, ignoreEosField: true });
+}
+
+/** Strips `torch.` so `torch.bfloat16` (engine config) and `bfloat16` (flags) compare equal. */
+function normaliseDtype(v: unknown): unknown {
+  return typeof v === 'string' ? v.replace(/^torch\./, '') : v;
+}
+
+function firstOf(v: unknown): unknown {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A speculative config given as a dict, a `SpeculativeConfig(...)` repr, or JSON text. */
+function specConfigObject(v: unknown): Record<string, unknown> | null {
+  if (isRecord(v)) return v;
+  if (typeof v === 'string' && v.trim().startsWith('{')) {
+    try {
+      const parsed = JSON.parse(v);
+      if (isRecord(parsed)) return parsed;
+    } catch {
+      const py = parsePyValue(v).value;
+      if (isRecord(py)) return py;
+    }
+  }
+  return null;
+}
+
+/**
+ * Normalised + `vllm.`-prefixed facts from vLLM argument names (non-default args, flags, or the
+ * engine config line, which spells some fields differently: max_seq_len, served_model_name).
+ */
+export function factsFromVllmArgs(args: Record<string, unknown>, source: string): ConfigFacts {
+  const facts: ConfigFacts = {};
+  setFact(facts, 'engine', 'vllm', source);
+  setFact(facts, 'model', args.model ?? args.model_tag, source);
+  setFact(facts, 'served_model_name', firstOf(args.served_model_name), source);
+  setFact(facts, 'tp_size', args.tensor_parallel_size, source);
+  setFact(facts, 'pp_size', args.pipeline_parallel_size, source);
+  setFact(facts, 'dp_size', args.data_parallel_size, source);
+  setFact(facts, 'dtype', normaliseDtype(args.dtype), source);
+  setFact(facts, 'quantization', args.quantization, source);
+  setFact(facts, 'max_running_requests', args.max_num_seqs, source);
+  setFact(facts, 'context_length', args.max_model_len ?? args.max_seq_len, source);
+  if ('speculative_config' in args) {
+    const spec = specConfigObject(args.speculative_config);
+    if (args.speculative_config === null) setFact(facts, 'speculative.algorithm', null, source);
+    else if (spec) {
+      setFact(facts, 'speculative.algorithm', spec.method, source);
+      setFact(facts, 'speculative.draft_model', spec.model, source);
+      setFact(facts, 'speculative.num_steps', spec.num_speculative_tokens ?? spec.num_spec_tokens, source);
+      setNativeFacts(facts, 'vllm.speculative_config', spec, source);
+    }
+  }
+  const native: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args))
+    if (k !== 'speculative_config' && !k.startsWith('__')) native[k] = v;
+  setNativeFacts(facts, 'vllm', redactSecrets(native), source);
+  return facts;
+}
+
+/** Facts from `vllm_config` of dev-mode /server_info: the config repr text, or the JSON dump. */
+function factsFromVllmConfig(config: unknown, source: string): ConfigFacts {
+  if (typeof config === 'string') return factsFromVllmArgs(parsePyKwargs(config).value, source);
+  if (!isRecord(config)) return {};
+  const model = isRecord(config.model_config) ? config.model_config : {};
+  const parallel = isRecord(config.parallel_config) ? config.parallel_config : {};
+  const scheduler = isRecord(config.scheduler_config) ? config.scheduler_config : {};
+  return factsFromVllmArgs(
+    {
+      model: model.model,
+      served_model_name: model.served_model_name,
+      dtype: model.dtype,
+      quantization: model.quantization,
+      max_model_len: model.max_model_len,
+      tensor_parallel_size: parallel.tensor_parallel_size,
+      pipeline_parallel_size: parallel.pipeline_parallel_size,
+      data_parallel_size: parallel.data_parallel_size,
+      max_num_seqs: scheduler.max_num_seqs,
+      speculative_config: config.speculative_config,
+    },
+    source,
+  );
+}
+
+function mergeInto(target: ConfigFacts, extra: ConfigFacts): void {
+  for (const [k, f] of Object.entries(extra)) if (!(k in target)) target[k] = f;
+}
+
+async function readLive(http: TargetHttp): Promise<LiveReading> {
+  const raw: Record<string, unknown> = {};
+  const facts: ConfigFacts = {};
+  const version = await getJsonObject(http, '/version');
+  if (version.json) {
+    raw['/version'] = version.json;
+    setFact(facts, 'engine', 'vllm', 'GET /version');
+    setFact(facts, 'engine_version', version.json.version, 'GET /version');
+  }
+  const models = await getJsonObject(http, '/v1/models');
+  if (models.json) {
+    raw['/v1/models'] = models.json;
+    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
+    if (first) {
+      setFact(facts, 'served_model_name', first.id, 'GET /v1/models');
+      setFact(facts, 'model', first.root, 'GET /v1/models');
+      setFact(facts, 'context_length', first.max_model_len, 'GET /v1/models');
+      if (first.owned_by === 'vllm') setFactIfAbsent(facts, 'engine', 'vllm', 'GET /v1/models');
+    }
+  }
+  const metrics = await http.request('/metrics', { method: 'GET' });
+  if (metrics.status === 200 && metrics.text) {
+    const scrape = parsePrometheusText(metrics.text);
+    const info = findSamples(scrape, 'vllm', 'cache_config_info');
+    if (info.length > 0) {
+      raw['/metrics vllm:cache_config_info'] = info[0].labels;
+      for (const [k, v] of Object.entries(info[0].labels)) {
+        setFact(facts, `vllm.cache_config.${k}`, flagValue(v), 'GET /metrics vllm:cache_config_info');
+      }
+    }
+  }
+  // Only served when VLLM_SERVER_DEV_MODE=1; a 404 is normal.
+  const serverInfo = await getJsonObject(http, '/server_info');
+  if (serverInfo.json && 'vllm_config' in serverInfo.json) {
+    raw['/server_info'] = redactSecrets(serverInfo.json);
+    mergeInto(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
+  }
+  return { facts, raw };
+}
+
+type MarkerKind = 'version' | 'args' | 'engine';
+
+function readLog(text: string, path: string): LogReading {
+  const lines = logicalLines(text);
+  // A start is a "vLLM API server version" line, or a "non-default args:" line not directly
+  // following one (older versions / other entry points print only the latter).
+  const starts: number[] = [];
+  let lastKind: MarkerKind | null = null;
+  let argsSeen = false;
+  lines.forEach((l, i) => {
+    if (VERSION_LINE_RE.test(l.text)) {
+      starts.push(i);
+      lastKind = 'version';
+      argsSeen = false;
+    } else if (NON_DEFAULT_RE.test(l.text)) {
+      if (!(lastKind === 'version' && !argsSeen)) starts.push(i);
+      lastKind = 'args';
+      argsSeen = true;
+    } else if (ENGINE_CONFIG_RE.test(l.text) && starts.length === 0) {
+      starts.push(i);
+      lastKind = 'engine';
+    }
+  });
+  const yearHint = undefined;
+  const reading: LogReading = {
+    facts: {},
+    startMarkerLines: starts.map((i) => lines[i].line),
+    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text, yearHint)),
+    readyLine: null,
+    crashes: [],
+  };
+  const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
+  const region = lastStart >= 0 ? lines.slice(lastStart) : lines;
+  reading.crashes = findCrashes(lastStart >= 0 ? region.slice(1) : region);
+  const ready = region.find((l) => l.text.includes(VLLM_READY_LINE));
+  reading.readyLine = ready ? ready.line : null;
+  if (lastStart < 0) return reading;
+  reading.facts = factsFromLogRegion(region, path);
+  return reading;
+}
+
+/** The engine config line (effective values) wins; non-default args fill in the rest. */
+function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
+  const facts: ConfigFacts = {};
+  const engineLine = region.find((l) => ENGINE_CONFIG_RE.test(l.text));
+  if (engineLine) {
+    const m = ENGINE_CONFIG_RE.exec(engineLine.text)!;
+    const source = `${path}:${engineLine.line}`;
+    const parsed = parsePyKwargs(engineLine.text, m.index + m[0].length);
+    mergeInto(facts, factsFromVllmArgs(parsed.value, source));
+    setFact(facts, 'engine_version', m[1], source);
+  }
+  const argsLine = region.find((l) => NON_DEFAULT_RE.test(l.text));
+  if (argsLine) {
+    const at = argsLine.text.search(NON_DEFAULT_RE) + 'non-default args: '.length;
+    const parsed = parsePyValue(argsLine.text, at);
+    const source = `${path}:${argsLine.line}`;
+    if (isRecord(parsed.value)) mergeInto(facts, factsFromVllmArgs(parsed.value as PyObject, source));
+    if (!parsed.complete) setFact(facts, 'vllm.non_default_args_truncated', true, source);
+  }
+  const versionLine = region.find((l) => VERSION_LINE_RE.test(l.text));
+  if (versionLine) {
+    setFactIfAbsent(
+      facts,
+      'engine_version',
+      VERSION_LINE_RE.exec(versionLine.text)![1],
+      `${path}:${versionLine.line}`,
+    );
+  }
+  return facts;
+}
+
+function readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts {
+  const expanded = argv.map((t) => SHORT_FLAGS[t] ?? t);
+  const serveAt = expanded.indexOf('serve');
+  const start =
+    serveAt >= 0 && /vllm$/.test(expanded[serveAt - 1] ?? 'vllm')
+      ? serveAt + 1
+      : indexAfter(expanded, (t) =>
+          /vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server/.test(t),
+        );
+  const { flags, positionals } = parseFlagArgv(expanded, start);
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flags)) {
+    args[k] = k === 'speculative_config' && typeof v === 'string' ? (specConfigObject(v) ?? v) : flagValue(v);
+  }
+  if (!('model' in args) && positionals.length > 0 && serveAt >= 0) args.model = positionals[0];
+  const facts = factsFromVllmArgs(args, source);
+  if (!('speculative.algorithm' in facts) && argv.length > 0) {
+    setFact(facts, 'speculative.algorithm', null, `${source} (no --speculative-config flag)`, true);
+  }
+  if (!('served_model_name' in facts) && typeof args.model === 'string') {
+    setFact(facts, 'served_model_name', args.model, `${source} (defaults to the model)`, true);
+  }
+  if (env?.VLLM_SERVER_DEV_MODE !== undefined) {
+    setFact(facts, 'vllm.env.VLLM_SERVER_DEV_MODE', env.VLLM_SERVER_DEV_MODE, `${source} environment`);
+  }
+  return facts;
+}
+
+export function vllmSpecCounters(metricsText: string): SpecCounters | null {
+  const scrape = parsePrometheusText(metricsText);
+  const drafts = sumMetric(scrape, 'vllm', 'spec_decode_num_drafts_total');
+  const draftTokens = sumMetric(scrape, 'vllm', 'spec_decode_num_draft_tokens_total');
+  const accepted = sumMetric(scrape, 'vllm', 'spec_decode_num_accepted_tokens_total');
+  const perPosSamples = findSamples(scrape, 'vllm', 'spec_decode_num_accepted_tokens_per_pos_total');
+  if (
+    drafts === undefined &&
+    draftTokens === undefined &&
+    accepted === undefined &&
+    perPosSamples.length === 0
+  ) {
+    return null;
+  }
+  const out: SpecCounters = {};
+  if (drafts !== undefined) {
+    out.drafts = drafts;
+    // Each draft is verified in one target forward pass: verify steps = drafts.
+    out.verifySteps = drafts;
+  }
+  if (draftTokens !== undefined) out.draftTokens = draftTokens;
+  if (accepted !== undefined) out.acceptedTokens = accepted;
+  if (perPosSamples.length > 0) {
+    const perPos: number[] = [];
+    for (const s of perPosSamples) {
+      const pos = Number(s.labels.position);
+      if (Number.isInteger(pos) && pos >= 0) perPos[pos] = (perPos[pos] ?? 0) + s.value;
+    }
+    out.acceptedTokensPerPosition = Array.from(perPos, (v) => v ?? 0);
+  }
+  const gen = sumMetric(scrape, 'vllm', 'generation_tokens_total');
+  if (gen !== undefined) out.generationTokens = gen;
+  return out;
+}
+
+const WHERE_TO_READ: Record<string, string> = {
+  max_running_requests:
+    "--max-num-seqs on the server command line, the log's 'non-default args:' line, or GET /server_info (VLLM_SERVER_DEV_MODE=1)",
+  engine_version: "GET /version, or the log line 'vLLM API server version ...'",
+  context_length: 'GET /v1/models field max_model_len',
+  overlap_schedule:
+    "vLLM has no overlap-schedule setting; its nearest equivalent is async scheduling ('Asynchronous scheduling is enabled.' in the start-up log)",
+  'speculative.spec_v2': 'spec v2 is an SGLang setting; vLLM has no equivalent',
+};
+
+function whereToRead(key: string): string | null {
+  if (key in WHERE_TO_READ) return WHERE_TO_READ[key];
+  if (key.startsWith('speculative.')) {
+    return "--speculative-config on the server command line, or the log's 'Initializing a V1 LLM engine ... speculative_config=...' line";
+  }
+  if (key.startsWith('vllm.') || key.endsWith('_size') || key === 'dtype' || key === 'quantization') {
+    return "the log's 'non-default args:' and 'Initializing a V1 LLM engine ... with config:' lines, the server command line, or GET /server_info (VLLM_SERVER_DEV_MODE=1)";
+  }
+  return null;
 }
 
 export const vllmAdapter: EngineAdapter = {
   name: 'vllm',
   async detect(http) {
     const { json } = await getJsonObject(http, '/version');
-    return json !== null && typeof json.version === 'string' && Object.keys(json).length <= 3;
+    return json !== null && typeof json.version === 'string' && !('model_path' in json);
   },
-  async readLive() {
-    return { facts: {}, raw: {} };
-  },
-  readLog() {
-    return { facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] };
-  },
-  readProcess() {
-    return {};
-  },
+  readLive,
+  readLog,
+  readProcess,
   requestFor: vllmRequestFor,
-  specCounters() {
-    return null;
-  },
-  whereToRead() {
-    return null;
-  },
+  specCounters: vllmSpecCounters,
+  whereToRead,
 };
