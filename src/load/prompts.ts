@@ -131,6 +131,9 @@ export async function readPromptFile(path: string): Promise<FilePrompt[]> {
   return out;
 }
 
+/** Tokenizer calls in flight while building prompts. */
+const PROMPT_BUILD_PARALLELISM = 16;
+
 export interface PromptSpec {
   dataset: string;
   inputTokens: TokenLength;
@@ -148,15 +151,25 @@ export async function buildPrompts(
   const rng = seededRng(spec.seed * 1_000_003 + salt * 7919 + 1);
   const out: PromptItem[] = [];
   if (spec.dataset === 'random') {
+    // lengths and per-prompt seeds are drawn in order, so the result does not depend on timing
+    const jobs = Array.from({ length: count }, () => ({
+      inTok: sampleLength(spec.inputTokens, rng),
+      outTok: sampleLength(spec.outputTokens, rng),
+      seed: Math.floor(rng() * 2 ** 32),
+    }));
     const ratio = { tokensPerWord: 1 };
-    for (let i = 0; i < count; i++) {
-      const inTok = sampleLength(spec.inputTokens, rng);
-      const outTok = sampleLength(spec.outputTokens, rng);
-      // a unique prefix per request defeats prefix caching across requests
-      const p = await randomPrompt(inTok, rng, tokenizer, ratio);
-      out.push({ prompt: p.prompt, inputTokens: p.tokens, outputTokens: outTok });
-    }
-    return out;
+    const results: PromptItem[] = new Array(count);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < count; i = next++) {
+        const j = jobs[i];
+        // a distinct random text per request defeats prefix caching across requests
+        const p = await randomPrompt(j.inTok, seededRng(j.seed), tokenizer, ratio);
+        results[i] = { prompt: p.prompt, inputTokens: p.tokens, outputTokens: j.outTok };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PROMPT_BUILD_PARALLELISM, count) }, worker));
+    return results;
   }
   const file = await readPromptFile(spec.dataset);
   const cap =

@@ -130,6 +130,9 @@ async function scrapeCounters(http: TargetHttp, adapter: EngineAdapter): Promise
   return adapter.specCounters(doc.text);
 }
 
+/** Prompts built (and tokenized) per level at most; longer levels cycle through them. */
+export const MAX_PROMPT_POOL = 2048;
+
 const SMOKE_FATAL = new Set([
   'BG_E_CONNECT',
   'BG_E_HTTP_STATUS',
@@ -246,7 +249,7 @@ async function runAgainst(
     );
   }
 
-  const tokenizer = await chooseTokenizer(http, model, plan.workload.tokenizer);
+  const tokenizer = await chooseTokenizer(url, headers, model, plan.workload.tokenizer);
   if (tokenizer.method === 'approximate')
     progress.note(`benchgate: prompt lengths are approximate (${tokenizer.detail}).`);
 
@@ -297,7 +300,8 @@ async function runAgainst(
         burstiness: plan.load.burstiness,
         seed: plan.workload.seed,
       };
-      const poolSize = plan.load.warmup + (requests ?? 512);
+      // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
+      const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
       const prompts = await buildPrompts(
         {
           dataset: plan.workload.dataset,

@@ -1,7 +1,7 @@
 // How prompt lengths are measured: the server's own /tokenize endpoint when it has one, else an
 // approximation (one token per common English word) that results label as such.
 
-import type { TargetHttp } from '../engines/types.js';
+import { postJson } from '../client/post-json.js';
 
 export interface PromptTokenizer {
   method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate';
@@ -35,13 +35,18 @@ function countFrom(json: unknown): number | null {
  * Probes POST /tokenize ({model, prompt} → {tokens, count}, as SGLang and vLLM answer) and returns a
  * tokenizer backed by it, or null when the server has no usable endpoint.
  */
-export async function serverTokenizer(http: TargetHttp, model: string): Promise<PromptTokenizer | null> {
+export async function serverTokenizer(
+  baseUrl: string,
+  model: string,
+  headers: Record<string, string> = {},
+): Promise<PromptTokenizer | null> {
   const ask = async (text: string): Promise<number | null> => {
-    const doc = await http.request('/tokenize', {
-      method: 'POST',
-      body: { model, prompt: text, add_special_tokens: false },
-      timeoutMs: 30_000,
-    });
+    const doc = await postJson(
+      baseUrl,
+      '/tokenize',
+      { model, prompt: text, add_special_tokens: false },
+      { headers },
+    );
     if (doc.status !== 200) return null;
     return countFrom(doc.json);
   };
@@ -49,7 +54,7 @@ export async function serverTokenizer(http: TargetHttp, model: string): Promise<
   if (probe === null) return null;
   return {
     method: 'server-tokenize',
-    detail: `server POST ${http.baseUrl.replace(/\/\/[^@/]*@/, '//')}/tokenize (model ${model})`,
+    detail: `server POST ${baseUrl.replace(/\/\/[^@/]*@/, '//')}/tokenize (model ${model})`,
     count: async (text) => {
       const n = await ask(text);
       if (n === null) throw new Error('the server /tokenize endpoint stopped answering');
@@ -60,11 +65,12 @@ export async function serverTokenizer(http: TargetHttp, model: string): Promise<
 
 /** Server tokenizer when available; otherwise the labelled approximation. */
 export async function chooseTokenizer(
-  http: TargetHttp,
+  baseUrl: string,
+  headers: Record<string, string>,
   model: string,
   localTokenizerPath: string | undefined,
 ): Promise<PromptTokenizer> {
-  const server = await serverTokenizer(http, model);
+  const server = await serverTokenizer(baseUrl, model, headers);
   if (server) return server;
   if (localTokenizerPath) {
     return approximateTokenizer(
