@@ -185,6 +185,18 @@ configs:
     expect(JSON.stringify({ m: e.message, d: e.details })).not.toContain(secret);
   });
 
+  it('refuses credentials inside a URL without repeating them', async () => {
+    const path = await planFile(
+      'creds.yaml',
+      'target:\n  url: http://bob:hunter2@10.0.0.1:8000\nconfigs:\n  - name: a\n    url: http://10.0.0.1:8000/?api_key=hunter3\n  - name: b\n    url: http://10.0.0.1:8000/?model=x\n',
+    );
+    const e = await failure(() => loadPlanFile(path));
+    const why =
+      'the URL carries credentials, which would be written into results; use api_key_env or headers instead';
+    expect(e.details).toEqual([`${path}:2:8 target.url: ${why}`, `${path}:5:10 configs[0].url: ${why}`]);
+    expect(JSON.stringify(e.details)).not.toMatch(/hunter/);
+  });
+
   it('rejects the native API for an engine that does not serve it', async () => {
     const path = await planFile('native.yaml', 'target: { engine: vllm, api: native }\n');
     expect((await failure(() => loadPlanFile(path))).details).toEqual([

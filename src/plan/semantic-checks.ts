@@ -1,6 +1,7 @@
 // Plan rules the schema's shapes cannot express: combinations of keys (concurrency levels are whole
 // numbers; open-loop options only with kind: rate), duplicates (levels, percentiles, config names, varies
-// keys), durations that must be positive, and an API key pasted where its variable's name belongs.
+// keys), durations that must be positive, and secrets in the wrong place (a key pasted where its variable's
+// name belongs, credentials inside a URL).
 // They run on the raw object and skip values of the wrong type (those are the schema's to report),
 // so every problem is reported at once.
 
@@ -90,6 +91,7 @@ function configProblems(configs: unknown[]): PlanProblem[] {
         });
       }
     }
+    out.push(...urlProblems(config.url, ['configs', i, 'url']));
     const ready = config.ready_timeout;
     if ((typeof ready === 'string' || typeof ready === 'number') && parseDurationS(ready) === 0) {
       out.push({
@@ -102,11 +104,35 @@ function configProblems(configs: unknown[]): PlanProblem[] {
   return out;
 }
 
+/** A URL that carries credentials (user:password@ or a key/token query parameter) would leak them into results. */
+function urlCarriesSecret(url: string): boolean {
+  try {
+    const u = new URL(url);
+    if (u.username !== '' || u.password !== '') return true;
+    return [...u.searchParams.keys()].some((k) => /key|token|secret|passw|auth/i.test(k));
+  } catch {
+    return false; // not a URL at all: the schema reports it
+  }
+}
+
+function urlProblems(url: unknown, path: PlanPath): PlanProblem[] {
+  if (typeof url !== 'string' || !urlCarriesSecret(url)) return [];
+  // Never echo the URL: it holds the secret.
+  return [
+    {
+      path,
+      message:
+        'the URL carries credentials, which would be written into results; use api_key_env or headers instead',
+      anchor: 'value',
+    },
+  ];
+}
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const VARIES_KEY = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/;
 
 function targetProblems(target: Raw): PlanProblem[] {
-  const out: PlanProblem[] = [];
+  const out: PlanProblem[] = urlProblems(target.url, ['target', 'url']);
   if (typeof target.api_key_env === 'string' && !ENV_NAME.test(target.api_key_env)) {
     // Never echo the value: it may be the key itself.
     out.push({
