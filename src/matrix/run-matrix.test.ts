@@ -1,0 +1,189 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openHost } from '../hosts/open-host.js';
+import type { RunSummary } from '../metrics/summary.js';
+import { defaultStages } from './default-stages.js';
+import { freeLoopbackPorts } from './free-port.js';
+import { runMatrix } from './run-matrix.js';
+import { readMatrixState } from './state.js';
+import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
+import { writeToyServer } from './test-support/toy-server.js';
+
+let out: string;
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'bg-matrix-run-'));
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+const quiet = { log: () => {}, progress: () => {}, print: () => {} };
+
+async function levelIndexesOf(dir: string): Promise<number[]> {
+  const s = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  return s.levels.map((l) => l.levelIndex);
+}
+
+async function requestsPerLevel(dir: string): Promise<Record<number, number>> {
+  const counts: Record<number, number> = {};
+  for (const line of (await readFile(join(dir, 'requests.jsonl'), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { levelIndex: number; warmup: boolean };
+    if (!r.warmup) counts[r.levelIndex] = (counts[r.levelIndex] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('runMatrix against the simulator launched as real child processes', () => {
+  it('records a config that crashes on its first decode while the others complete, and leaves no process behind', async () => {
+    const marker = uniqueMarker();
+    const [p1, p2, p3] = await freeLoopbackPorts(3);
+    const plan = testPlan(out, [
+      simConfig({ name: 'first', port: p1, marker }),
+      simConfig({ name: 'crashy', port: p2, marker, extra: ['--fault', 'crash-on-first-decode'] }),
+      simConfig({ name: 'second', port: p3, marker, extra: ['--max-running-requests', '2'] }),
+    ]);
+    const printed: string[] = [];
+    const result = await runMatrix({
+      plan,
+      planPath: null,
+      stages: defaultStages(),
+      ...quiet,
+      print: (t) => printed.push(t),
+    });
+    const by = Object.fromEntries(result.configs.map((c) => [c.name, c]));
+    expect(by.first.status).toBe('completed');
+    expect(by.second.status).toBe('completed');
+    expect(by.crashy.status).toBe('failed');
+    expect(['checkpoint', 'sweep', 'ready']).toContain(by.crashy.failure?.stage);
+    expect(by.crashy.failure?.evidence.join('\n')).toMatch(/Traceback|smoke|exit/i);
+    expect(await levelIndexesOf(by.first.dir)).toEqual([0, 1]);
+    expect(await requestsPerLevel(by.second.dir)).toEqual({ 0: 4, 1: 4 });
+    expect(result.comparison?.text).toContain('second');
+    expect(printed.some((t) => t.includes('Checkpoint') || t.includes('✔'))).toBe(true);
+    const state = await readMatrixState(result.matrixDir);
+    expect(state?.configs.crashy.status).toBe('failed');
+    expect(await pidsWithMarker(marker)).toEqual([]);
+  });
+
+  it('re-runs a config whose launch spec changed on --resume, keeps the unchanged one, and never mixes them', async () => {
+    const marker = uniqueMarker();
+    const [p1, p2] = await freeLoopbackPorts(2);
+    const configs = [
+      simConfig({ name: 'same', port: p1, marker }),
+      simConfig({ name: 'changing', port: p2, marker }),
+    ];
+    const first = await runMatrix({
+      plan: testPlan(out, configs),
+      planPath: null,
+      stages: defaultStages(),
+      ...quiet,
+    });
+    expect(first.configs.map((c) => c.status)).toEqual(['completed', 'completed']);
+    const changed = [
+      configs[0],
+      simConfig({ name: 'changing', port: p2, marker, extra: ['--max-running-requests', '1'] }),
+    ];
+    const logs: string[] = [];
+    const second = await runMatrix({
+      plan: testPlan(out, changed),
+      planPath: null,
+      resumeDir: first.matrixDir,
+      stages: defaultStages(),
+      ...quiet,
+      log: (l) => logs.push(l),
+    });
+    expect(second.matrixDir).toBe(first.matrixDir);
+    expect(logs.join('\n')).toMatch(/same: all levels already completed .* not relaunched/);
+    expect(logs.join('\n')).toMatch(/changing: re-running all levels because its launch spec changed/);
+    const changingDir = join(first.matrixDir, 'changing');
+    expect((await readdir(changingDir)).some((e) => e.startsWith('superseded-'))).toBe(true);
+    expect(await requestsPerLevel(changingDir)).toEqual({ 0: 4, 1: 4 });
+    const state = await readMatrixState(first.matrixDir);
+    expect(state?.configs.changing.completedLevels).toEqual([0, 1]);
+    expect(state?.configs.changing.supersededRuns.length).toBe(1);
+    expect(await pidsWithMarker(marker)).toEqual([]);
+  });
+});
+
+describe('bad input: the matrix says what went wrong and moves on', () => {
+  it('reports a missing launch command, a server that never becomes healthy and an unreachable SSH host, then runs the good config', async () => {
+    const marker = uniqueMarker();
+    const dir = await mkdtemp(join(tmpdir(), 'bg-toy-'));
+    const toy = await writeToyServer(dir);
+    const [pGood, pMissing, pNever, pSsh] = await freeLoopbackPorts(4);
+    const plan = testPlan(out, [
+      {
+        name: 'missing',
+        url: `http://127.0.0.1:${pMissing}`,
+        launch: { command: '/nonexistent/sglang-launch', args: [] },
+      },
+      {
+        name: 'never-healthy',
+        url: `http://127.0.0.1:${pNever}`,
+        launch: {
+          command: [process.execPath],
+          args: [toy, String(pNever), marker],
+          env: { TOY_MODE: 'never-ready' },
+        },
+        ready_timeout: '1s',
+        stop: { grace: '1s' },
+      },
+      {
+        name: 'remote',
+        url: `http://127.0.0.1:${pSsh}`,
+        launch: { command: 'python3 -m sglang.launch_server', host: 'ssh://nobody@127.0.0.1:1' },
+      },
+      simConfig({ name: 'good', port: pGood, marker }),
+    ]);
+    const result = await runMatrix({ plan, planPath: null, stages: defaultStages(), ...quiet });
+    const by = Object.fromEntries(result.configs.map((c) => [c.name, c]));
+    expect(by.missing.failure?.message).toMatch(/could not launch "\/nonexistent\/sglang-launch"/);
+    expect(by['never-healthy'].failure?.message).toMatch(
+      /expected \/health to answer 200 within 1 s; last answer: HTTP 503/,
+    );
+    expect(by.remote.status).toBe('failed');
+    expect(by.remote.failure?.message).toMatch(/127\.0\.0\.1/);
+    expect(by.good.status).toBe('completed');
+    expect(await pidsWithMarker(marker)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('rejects configs that share a name before launching anything', async () => {
+    const [p] = await freeLoopbackPorts(1);
+    const marker = uniqueMarker();
+    const plan = testPlan(out, [
+      simConfig({ name: 'twin', port: p, marker }),
+      simConfig({ name: 'twin', port: p, marker }),
+    ]);
+    await expect(
+      runMatrix({ plan, planPath: 'plan.yaml', stages: defaultStages(), ...quiet }),
+    ).rejects.toThrow('plan.yaml: expected unique config names; found "twin" more than once.');
+  });
+
+  it('reports a port held by another process with its PID and does not launch over it', async () => {
+    const marker = uniqueMarker();
+    const dir = await mkdtemp(join(tmpdir(), 'bg-toy-'));
+    const toy = await writeToyServer(dir);
+    const [p] = await freeLoopbackPorts(1);
+    const host = await openHost('local');
+    const squatter = await host.spawn([process.execPath, toy, String(p)], {});
+    try {
+      for (let i = 0; i < 50 && (await host.listeningPids(p)).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const plan = testPlan(out, [simConfig({ name: 'blocked', port: p, marker })]);
+      const result = await runMatrix({ plan, planPath: null, stages: defaultStages(), ...quiet });
+      const c = result.configs[0];
+      expect(c.status).toBe('failed');
+      expect(c.failure?.stage).toBe('leftovers');
+      expect(c.failure?.message).toContain(`port ${p} on local is already held by PID ${squatter.pid}`);
+      expect(await pidsWithMarker(marker)).toEqual([]);
+    } finally {
+      await squatter.kill('SIGKILL');
+      await squatter.exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

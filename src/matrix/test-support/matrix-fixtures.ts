@@ -1,0 +1,98 @@
+// Builders for matrix tests: plans whose configs launch the embedded simulator as a real child process
+// (through tsx, so tests never depend on a stale dist), unique command-line markers, and /proc scans.
+
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { type Plan, type PlanInput, planSchema } from '../../plan/schema.js';
+
+export const MAIN_TS = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** argv that runs this checkout's benchgate CLI from source. */
+export function benchgateArgv(): string[] {
+  return [process.execPath, '--import', 'tsx', MAIN_TS];
+}
+
+export function uniqueMarker(): string {
+  return `bgtest-${randomBytes(4).toString('hex')}`;
+}
+
+/** `benchgate sim` arguments for a fast SGLang-flavoured server; `marker` tags its command line. */
+export function simArgs(port: number, marker: string, extra: string[] = []): string[] {
+  return [
+    '--import',
+    'tsx',
+    MAIN_TS,
+    'sim',
+    '--flavor',
+    'sglang',
+    '--profile',
+    'story-moe-int4-8xpcie',
+    '--time-scale',
+    '200',
+    '--load-time',
+    '0.3',
+    '--port',
+    String(port),
+    '--model-path',
+    `${marker}/model`,
+    '--tp-size',
+    '8',
+    ...extra,
+  ];
+}
+
+export interface SimConfigInput {
+  name: string;
+  port: number;
+  marker: string;
+  extra?: string[];
+  env?: Record<string, string>;
+  readyTimeout?: string;
+}
+
+export function simConfig(c: SimConfigInput): NonNullable<PlanInput['configs']>[number] {
+  return {
+    name: c.name,
+    url: `http://127.0.0.1:${c.port}`,
+    launch: { command: [process.execPath], args: simArgs(c.port, c.marker, c.extra), env: c.env ?? {} },
+    ready_timeout: c.readyTimeout ?? '30s',
+    stop: { signal: 'SIGTERM', grace: '3s' },
+  };
+}
+
+export function testPlan(
+  output: string,
+  configs: NonNullable<PlanInput['configs']>,
+  over: Partial<PlanInput> = {},
+): Plan {
+  return planSchema.parse({
+    name: 'matrix-test',
+    target: { engine: 'sglang', api: 'native' },
+    workload: { input_tokens: { fixed: 16 }, output_tokens: { fixed: 8 }, ignore_eos: true },
+    load: { kind: 'concurrency', levels: [1, 3], requests: 4 },
+    output,
+    expect: { config: { tp_size: 8 }, smoke: true },
+    configs,
+    ...over,
+  } satisfies PlanInput);
+}
+
+/** PIDs of live processes whose command line contains `marker` (zombies excluded). */
+export async function pidsWithMarker(marker: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = await readFile(`/proc/${name}/cmdline`, 'utf8');
+      if (!cmd.includes(marker)) continue;
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z') out.push(Number(name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
