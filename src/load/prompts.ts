@@ -36,7 +36,8 @@ function words(rng: Rng, n: number, out: string[]): void {
 
 /**
  * A random prompt of exactly `target` tokens under `tokenizer`: start from the learned
- * tokens-per-word ratio, rescale, then step one word at a time. Returns the closest count found.
+ * tokens-per-word ratio and rescale until close, then extend the closest prompt below the target one
+ * random word at a time (multi-token words are retried with another word). Returns the closest found.
  */
 async function randomPrompt(
   target: number,
@@ -46,21 +47,31 @@ async function randomPrompt(
 ): Promise<{ prompt: string; tokens: number }> {
   const pool: string[] = [];
   let n = Math.max(1, Math.round(target / ratio.tokensPerWord));
-  let best = { prompt: '', tokens: -1, diff: Number.POSITIVE_INFINITY };
+  let under = { prompt: '', tokens: 0 };
+  let over = { prompt: '', tokens: Number.POSITIVE_INFINITY };
   const tried = new Set<number>();
-  for (let attempt = 0; attempt < 12 && !tried.has(n); attempt++) {
+  for (let attempt = 0; attempt < 8 && !tried.has(n); attempt++) {
     tried.add(n);
     words(rng, n, pool);
     const prompt = pool.slice(0, n).join(' ');
     const tokens = await tokenizer.count(prompt);
-    const diff = Math.abs(tokens - target);
-    if (diff < best.diff || (diff === best.diff && tokens < target)) best = { prompt, tokens, diff };
-    if (tokens === target) break;
+    if (tokens === target) return { prompt, tokens };
+    if (tokens < target && tokens >= under.tokens) under = { prompt, tokens };
+    if (tokens > target && tokens < over.tokens) over = { prompt, tokens };
     if (tokens > 0) ratio.tokensPerWord = tokens / n;
     const scaled = Math.max(1, Math.round((n * target) / Math.max(tokens, 1)));
     n = scaled !== n && !tried.has(scaled) ? scaled : Math.max(1, n + (tokens < target ? 1 : -1));
   }
-  return { prompt: best.prompt, tokens: best.tokens };
+  for (let fix = 0; fix < 32 && under.tokens < target; fix++) {
+    const prompt =
+      under.prompt === ''
+        ? WORDS[Math.floor(rng() * WORDS.length)]
+        : `${under.prompt} ${WORDS[Math.floor(rng() * WORDS.length)]}`;
+    const tokens = await tokenizer.count(prompt);
+    if (tokens === target) return { prompt, tokens };
+    if (tokens < target) under = { prompt, tokens };
+  }
+  return target - under.tokens <= over.tokens - target ? under : over;
 }
 
 interface FilePrompt {
