@@ -58,7 +58,8 @@ export function draftPassMs(p: SimProfile, c: ModelConfig, tokens: number): numb
 
 /** Host-side scheduling work for a step with `running` requests. */
 export function cpuOverheadMs(p: SimProfile, c: ModelConfig, running: number): number {
-  return p.cpuOverheadBaseMs + p.cpuOverheadPerReqMs * running + (c.spec ? p.specCpuOverheadMs : 0);
+  const spec = c.spec ? p.specCpuOverheadMs + p.specCpuPerDraftTokenMs * running * c.spec.numDraftTokens : 0;
+  return p.cpuOverheadBaseMs + p.cpuOverheadPerReqMs * running + spec;
 }
 
 /** GPU time and host time combine serially, unless the overlap scheduler hides the host time. */

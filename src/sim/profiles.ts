@@ -46,6 +46,8 @@ export interface SimProfile {
   cpuOverheadPerReqMs: number;
   /** Extra host work per speculative step (tree masks, synchronisation), ms; hidden by overlap (spec v2). */
   specCpuOverheadMs: number;
+  /** Host work per draft token verified (tree masks, acceptance bookkeeping), ms; hidden by overlap. */
+  specCpuPerDraftTokenMs: number;
   /** Draft model (EAGLE head) parameters, billions, and fixed cost per draft pass, ms. */
   draftParamsB: number;
   draftPassOverheadMs: number;
@@ -83,13 +85,14 @@ const STORY: SimProfile = {
   defaultMaxRunningRequests: 256,
   chunkedPrefillSize: 8192,
   commBaseMs: 3.1,
-  commPerTokenMs: 0.22,
+  commPerTokenMs: 0.08,
   cpuOverheadBaseMs: 2,
   cpuOverheadPerReqMs: 0.02,
   specCpuOverheadMs: 3,
+  specCpuPerDraftTokenMs: 0.02,
   draftParamsB: 0.5,
   draftPassOverheadMs: 0.6,
-  acceptProbByPosition: [0.85, 0.75, 0.65, 0.55],
+  acceptProbByPosition: [0.9, 0.8, 0.7, 0.6],
   topkAcceptExponent: 0.35,
   loadTimeS: 600,
   ttftMs: 0,
@@ -121,6 +124,7 @@ const DENSE_8B: SimProfile = {
   cpuOverheadBaseMs: 1.5,
   cpuOverheadPerReqMs: 0.01,
   specCpuOverheadMs: 1.5,
+  specCpuPerDraftTokenMs: 0.005,
   draftParamsB: 0.25,
   draftPassOverheadMs: 0.4,
   acceptProbByPosition: [0.8, 0.7, 0.6, 0.5],
@@ -174,6 +178,7 @@ const FIELD_KINDS: Record<keyof SimProfile, FieldKind> = {
   cpuOverheadBaseMs: 'number',
   cpuOverheadPerReqMs: 'number',
   specCpuOverheadMs: 'number',
+  specCpuPerDraftTokenMs: 'number',
   draftParamsB: 'number',
   draftPassOverheadMs: 'number',
   acceptProbByPosition: 'number-list',
