@@ -24,6 +24,12 @@ describe('logicalLines', () => {
     expect(lines[2].line).toBe(2 + wrapped.length);
   });
 
+  it('does not join short lines that merely repeat a length', () => {
+    const listening = 'main: server is listening on http://127.0.0.1:8080 - starting the main loop';
+    const lines = logicalLines([listening, 'build: 1 (a)', listening, 'Segmentation fault'].join('\n'));
+    expect(lines).toHaveLength(4);
+  });
+
   it('leaves unwrapped logs line for line', () => {
     const lines = logicalLines('a\r\nb\n\nc\n');
     expect(lines.map((l) => l.text)).toEqual(['a', 'b', '', 'c']);

@@ -44,27 +44,20 @@ export function logicalLines(text: string): LogLine[] {
 }
 
 /**
- * The terminal width a log was wrapped at: among line lengths of 60+ characters, the one most often
- * followed by a line that does not start a new record (a wrapped record leaves lines of exactly the
- * width, each followed by its continuation). Null when no length shows that pattern twice.
+ * The terminal width a log was wrapped at: the longest line length (a terminal never prints a line
+ * longer than its width), at least 80 columns, seen at least twice followed by a line that does not
+ * start a new record (a wrapped record leaves lines of exactly the width, each followed by its
+ * continuation). Null when the log does not look wrapped.
  */
 export function detectWrapWidth(lines: string[]): number | null {
-  const wrapsAt = new Map<number, number>();
+  let maxLen = 0;
+  for (const l of lines) maxLen = Math.max(maxLen, l.length);
+  if (maxLen < 80) return null;
+  let wraps = 0;
   for (let i = 0; i + 1 < lines.length; i++) {
-    const len = lines[i].length;
-    if (len >= 60 && lines[i + 1] !== '' && !RECORD_START_RE.test(lines[i + 1])) {
-      wrapsAt.set(len, (wrapsAt.get(len) ?? 0) + 1);
-    }
+    if (lines[i].length === maxLen && lines[i + 1] !== '' && !RECORD_START_RE.test(lines[i + 1])) wraps++;
   }
-  let best: number | null = null;
-  let bestCount = 1;
-  for (const [len, count] of wrapsAt) {
-    if (count > bestCount || (count === bestCount && best !== null && len > best)) {
-      best = len;
-      bestCount = count;
-    }
-  }
-  return best;
+  return wraps >= 2 ? maxLen : null;
 }
 
 /**

@@ -1,12 +1,38 @@
 // Generic OpenAI-compatible adapter: the fallback when no engine-specific probe answers.
 // Reads only /v1/models; requests ask for a final usage chunk and nothing engine-specific.
 
+import { isRecord, setFact } from './facts.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject } from './probe.js';
-import type { BuiltRequest, EngineAdapter, GenerationParams } from './types.js';
+import type {
+  BuiltRequest,
+  ConfigFacts,
+  EngineAdapter,
+  GenerationParams,
+  LiveReading,
+  TargetHttp,
+} from './types.js';
 
 export function openaiRequestFor(params: GenerationParams): BuiltRequest {
   return openAiRequest('openai', params, { continuousUsage: false, ignoreEosField: false });
+}
+
+async function readLive(http: TargetHttp): Promise<LiveReading> {
+  const raw: Record<string, unknown> = {};
+  const facts: ConfigFacts = {};
+  const models = await getJsonObject(http, '/v1/models');
+  if (models.json) {
+    raw['/v1/models'] = models.json;
+    setFact(facts, 'engine', 'openai', 'GET /v1/models');
+    const data = Array.isArray(models.json.data) ? models.json.data.filter(isRecord) : [];
+    if (data[0]) {
+      setFact(facts, 'served_model_name', data[0].id, 'GET /v1/models');
+      setFact(facts, 'openai.owned_by', data[0].owned_by, 'GET /v1/models');
+      setFact(facts, 'context_length', data[0].max_model_len, 'GET /v1/models');
+    }
+    setFact(facts, 'openai.model_count', data.length, 'GET /v1/models');
+  }
+  return { facts, raw };
 }
 
 export const openaiAdapter: EngineAdapter = {
@@ -15,20 +41,13 @@ export const openaiAdapter: EngineAdapter = {
     const { json } = await getJsonObject(http, '/v1/models');
     return json !== null && Array.isArray(json.data);
   },
-  async readLive() {
-    return { facts: {}, raw: {} };
-  },
-  readLog() {
-    return { facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] };
-  },
-  readProcess() {
-    return {};
-  },
+  readLive,
+  readLog: () => ({ facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] }),
+  readProcess: () => ({}),
   requestFor: openaiRequestFor,
-  specCounters() {
-    return null;
-  },
-  whereToRead() {
-    return null;
-  },
+  specCounters: () => null,
+  whereToRead: (key) =>
+    key === 'served_model_name' || key === 'context_length'
+      ? 'GET /v1/models'
+      : 'a generic OpenAI-compatible server exposes only /v1/models; read the server log or command line, or name the engine in the plan',
 };

@@ -1,11 +1,161 @@
-// Hugging Face TGI adapter: OpenAI requests (final usage only, no ignore_eos), /info reads.
+// Hugging Face TGI adapter: OpenAI requests (final usage only, no ignore_eos), /info reads, the
+// launcher's `Args { ... }` start-up line (Rust Debug format), and launcher flags / env.
 
+import { flagValue, parseFlagArgv } from './argv.js';
+import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { findCrashes, lineTimestamp, logicalLines } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject } from './probe.js';
-import type { BuiltRequest, EngineAdapter, GenerationParams } from './types.js';
+import { type PyValue, parsePyKwargs } from './pyrepr.js';
+import { redactSecrets } from './redact.js';
+import type {
+  BuiltRequest,
+  ConfigFacts,
+  EngineAdapter,
+  GenerationParams,
+  LiveReading,
+  LogReading,
+  TargetHttp,
+} from './types.js';
+
+const ARGS_MARKER = 'Args {';
+const READY_RE = /text_generation_router[^:]*:.*\bConnected\b/;
 
 export function tgiRequestFor(params: GenerationParams): BuiltRequest {
+  // TGI's OpenAI routes have no ignore_eos; usage comes in a final chunk when include_usage is set.
   return openAiRequest('tgi', params, { continuousUsage: false, ignoreEosField: false });
+}
+
+/** Launcher argument names (flags, Args debug fields, /info fields) → normalised facts. */
+function factsFromTgiArgs(args: Record<string, unknown>, source: string): ConfigFacts {
+  const facts: ConfigFacts = {};
+  setFact(facts, 'engine', 'tgi', source);
+  setFact(facts, 'engine_version', args.version, source);
+  setFact(facts, 'model', args.model_id, source);
+  setFact(facts, 'served_model_name', args.served_model_name ?? args.model_id, source);
+  setFact(facts, 'tp_size', args.num_shard, source);
+  setFact(facts, 'dtype', args.dtype ?? args.model_dtype, source);
+  setFact(facts, 'quantization', args.quantize, source);
+  setFact(facts, 'max_running_requests', args.max_batch_size, source);
+  setFact(facts, 'context_length', args.max_total_tokens, source);
+  setFact(facts, 'speculative.num_steps', args.speculate, source);
+  setNativeFacts(facts, 'tgi', redactSecrets(args), source);
+  return facts;
+}
+
+/** Unwraps Rust `Some(x)` → x recursively in parsed Debug output. */
+function unwrapSome(v: PyValue): PyValue {
+  if (Array.isArray(v)) return v.map(unwrapSome);
+  if (v !== null && typeof v === 'object') {
+    if (v.__call__ === 'Some' && Array.isArray(v.__args__) && v.__args__.length === 1)
+      return unwrapSome(v.__args__[0]);
+    const out: Record<string, PyValue> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = unwrapSome(x);
+    return out;
+  }
+  return v;
+}
+
+/** Parses the body of Rust's `Args { a: 1, b: Some("x"), c: None }` Debug output. */
+export function parseRustDebugStruct(body: string): { value: Record<string, unknown>; complete: boolean } {
+  // `field: value` → `field=value` for fields at any nesting depth (string contents are left alone).
+  let converted = '';
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (inString) {
+      converted += ch;
+      if (ch === '\\') converted += body[++i] ?? '';
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    const m = /^([A-Za-z_]\w*): /.exec(body.slice(i, i + 80));
+    if (m && (i === 0 || /[{(,\s]/.test(body[i - 1]))) {
+      converted += `${m[1]}=`;
+      i += m[0].length - 1;
+      continue;
+    }
+    converted += ch === '{' ? '(' : ch === '}' ? ')' : ch;
+  }
+  const parsed = parsePyKwargs(converted, 0, ')');
+  return { value: unwrapSome(parsed.value) as Record<string, unknown>, complete: parsed.complete };
+}
+
+async function readLive(http: TargetHttp): Promise<LiveReading> {
+  const raw: Record<string, unknown> = {};
+  let facts: ConfigFacts = {};
+  const info = await getJsonObject(http, '/info');
+  if (info.json) {
+    raw['/info'] = redactSecrets(info.json);
+    facts = factsFromTgiArgs(info.json, 'GET /info');
+    // /info carries the validated max_input_tokens (older: max_input_length).
+    setFactIfAbsent(facts, 'tgi.max_input_tokens', info.json.max_input_length, 'GET /info');
+  }
+  const models = await getJsonObject(http, '/v1/models');
+  if (models.json) {
+    raw['/v1/models'] = models.json;
+    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
+    if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
+  }
+  return { facts, raw };
+}
+
+function readLog(text: string, path: string): LogReading {
+  const lines = logicalLines(text);
+  const starts: number[] = [];
+  lines.forEach((l, i) => {
+    if (l.text.includes(ARGS_MARKER) && /text_generation_launcher/.test(l.text)) starts.push(i);
+  });
+  const last = starts.length > 0 ? starts[starts.length - 1] : -1;
+  const after = last >= 0 ? lines.slice(last + 1) : lines;
+  let facts: ConfigFacts = {};
+  if (last >= 0) {
+    const l = lines[last];
+    const parsed = parseRustDebugStruct(l.text.slice(l.text.indexOf(ARGS_MARKER) + ARGS_MARKER.length));
+    facts = factsFromTgiArgs(parsed.value, `${path}:${l.line}`);
+    if (!parsed.complete) setFact(facts, 'tgi.args_truncated', true, `${path}:${l.line}`);
+  }
+  const ready = after.find((l) => READY_RE.test(l.text));
+  return {
+    facts,
+    startMarkerLines: starts.map((i) => lines[i].line),
+    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
+    readyLine: ready ? ready.line : null,
+    crashes: findCrashes(after),
+  };
+}
+
+/** Launcher options also read from the environment (clap `env`), by their upper-case names. */
+const ENV_ARGS = [
+  'MODEL_ID',
+  'NUM_SHARD',
+  'QUANTIZE',
+  'DTYPE',
+  'MAX_TOTAL_TOKENS',
+  'MAX_BATCH_SIZE',
+  'SPECULATE',
+];
+
+function readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts {
+  const { flags } = parseFlagArgv(argv, 1);
+  const args: Record<string, unknown> = {};
+  for (const name of ENV_ARGS) {
+    const v = env?.[name];
+    if (v !== undefined) args[name.toLowerCase()] = flagValue(v);
+  }
+  for (const [k, v] of Object.entries(flags)) args[k] = flagValue(v);
+  return factsFromTgiArgs(args, source);
+}
+
+function whereToRead(key: string): string | null {
+  if (key === 'tp_size')
+    return "--num-shard (or NUM_SHARD) on the launcher, or the launcher log's Args { num_shard: ... } line";
+  if (key.startsWith('speculative.'))
+    return "--speculate on the launcher, or the launcher log's Args { speculate: ... } line";
+  if (key === 'max_running_requests')
+    return '--max-batch-size on the launcher, or GET /info field max_batch_size';
+  return "GET /info, or the launcher log's Args { ... } line";
 }
 
 export const tgiAdapter: EngineAdapter = {
@@ -16,20 +166,10 @@ export const tgiAdapter: EngineAdapter = {
       json !== null && typeof json.model_id === 'string' && ('max_total_tokens' in json || 'router' in json)
     );
   },
-  async readLive() {
-    return { facts: {}, raw: {} };
-  },
-  readLog() {
-    return { facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] };
-  },
-  readProcess() {
-    return {};
-  },
+  readLive,
+  readLog,
+  readProcess,
   requestFor: tgiRequestFor,
-  specCounters() {
-    return null;
-  },
-  whereToRead() {
-    return null;
-  },
+  specCounters: () => null,
+  whereToRead,
 };

@@ -30,7 +30,7 @@ function wrap(line: string, width: number): string[] {
 
 const LOG = [
   '\u001b[32mINFO\u001b[0m 11-27 10:00:00 [api_server.py:1] vLLM API server version 0.10.0',
-  "INFO 11-27 10:00:00 [utils.py:1] non-default args: {'model_tag': '/models/old', 'model': '/models/old', 'max_num_seqs': 8}",
+  "INFO 11-27 10:00:00 [utils.py:1] non-default args: {'model': '/models/old', 'max_num_seqs': 8}",
   '(APIServer pid=1) INFO:     Application startup complete.',
   '(APIServer pid=13) \u001b[32mINFO\u001b[0m 11-28 23:05:40 [api_server.py:1805] vLLM API server version 0.11.0',
   ...wrap(
