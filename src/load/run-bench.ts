@@ -25,6 +25,7 @@ import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { createRunStore, type RunStore } from '../results/run-store.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
+import { startSimulator } from '../sim/index.js';
 import { type LevelShape, runLevel } from './level-runner.js';
 import { type ProgressView, silentProgress } from './progress.js';
 import { buildPrompts, type PromptItem } from './prompts.js';
@@ -77,11 +78,11 @@ export function levelLabel(k: LevelKey): string {
   return `rate ${k.value}/s${k.maxConcurrency ? ` (cap ${k.maxConcurrency})` : ''}`;
 }
 
-// TEMP: a computed specifier until src/sim/index.ts lands (keeps tsc green meanwhile).
-const SIM_MODULE = '../sim/index.js';
+/** Starts the embedded simulator (no simulated model-load wait unless asked) and waits until it serves. */
 async function startEmbeddedSimulator(opts: SimulatorOptions): Promise<SimulatorHandle> {
-  const sim = (await import(SIM_MODULE)) as { startSimulator(o: SimulatorOptions): Promise<SimulatorHandle> };
-  return sim.startSimulator({ host: '127.0.0.1', port: 0, ...opts });
+  const handle = await startSimulator({ host: '127.0.0.1', port: 0, loadTimeS: 0, ...opts });
+  await handle.ready;
+  return handle;
 }
 
 function authHeaders(

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { BenchgateError } from '../../core/errors.js';
 import { silentProgress, ttyProgress } from '../../load/progress.js';
 import { runBench } from '../../load/run-bench.js';
-import type { Plan, PlanInput } from '../../plan/schema.js';
+import { loadPlanFile, resolvePlan } from '../../plan/load.js';
+import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
 import { action, parseNumberList, parsePositive } from '../action.js';
 
@@ -77,13 +78,19 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   return input as PlanInput;
 }
 
-// TEMP: a computed specifier until src/plan/load.ts lands (keeps tsc green meanwhile).
-const PLAN_LOAD_MODULE = '../../plan/load.js';
-interface PlanLoader {
-  loadPlanFile(path: string): Promise<Plan>;
-  resolvePlan(input: PlanInput, source: string): Plan;
-}
-const planLoader = async (): Promise<PlanLoader> => (await import(PLAN_LOAD_MODULE)) as PlanLoader;
+/** Which flag set which plan key, so plan errors name the flag the user typed. */
+const FLAG_FOR_KEY: Record<string, string> = {
+  'target.url': '--url',
+  'target.engine': '--engine',
+  'target.api': '--api',
+  'target.model': '--model',
+  'load.max_concurrency': '--max-concurrency',
+  'load.arrival': '--arrival',
+  'load.duration': '--duration',
+  'workload.dataset': '--dataset',
+  output: '--out',
+  name: '--name',
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -129,11 +136,14 @@ export function registerBench(program: Command): void {
     .action(
       action(async (planPath: string | undefined, o: BenchFlags) => {
         const flags = flagsToPlanInput(o);
-        const { loadPlanFile, resolvePlan } = await planLoader();
         const base = planPath ? await loadPlanFile(planPath) : {};
+        const levelsFlag = o.rate !== undefined ? '--rate' : '--concurrency';
         const plan = resolvePlan(
           mergePlanInput(base, flags) as PlanInput,
-          planPath ? `${planPath} (with command-line flags)` : 'command-line flags',
+          planPath ? `${planPath} + flags` : 'flags',
+          {
+            flags: { ...FLAG_FOR_KEY, 'load.levels': levelsFlag },
+          },
         );
         const live = !o.json && process.stderr.isTTY === true;
         const progress = live
