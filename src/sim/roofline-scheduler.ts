@@ -198,7 +198,11 @@ export class RooflineScheduler implements Scheduler {
       if (req.state !== 'running') continue;
       let n = 1;
       if (spec) {
-        const accepted = drawAccepted(this.o.profile, spec, req.rng);
+        // tokens past max_new_tokens are never emitted, so they are not counted as accepted either
+        const accepted = Math.min(
+          drawAccepted(this.o.profile, spec, req.rng),
+          req.maxNewTokens - req.generated - 1,
+        );
         n = 1 + accepted;
         this.counters.specDraftTokensTotal += spec.numDraftTokens - 1;
         this.counters.specAcceptedTotal += accepted;
