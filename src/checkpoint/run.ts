@@ -20,7 +20,7 @@ import { checkSmoke } from './checks/smoke-check.js';
 import { checkTools } from './checks/tools.js';
 import { type CheckContext, finding } from './context.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
-import { buildVerifiedTarget } from './verified-target.js';
+import { buildVerifiedTarget, METRICS_START_KEY, readMetricsStartTimeS } from './verified-target.js';
 
 export const DEFAULT_TARGET_URL = 'http://127.0.0.1:30000';
 
@@ -103,9 +103,10 @@ export async function runCheckpoint(
         logs: ctx.logs.map((l) => l.reading.facts),
       };
       out.push(...checkConfig(ctx, layers));
+      const merged = mergeLayers(layers);
       out.push(...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)));
       if (plan.expect.smoke && ctx.healthy)
-        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx), [], out)));
+        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, merged), [], out)));
       else if (plan.expect.smoke)
         out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
     } else {
@@ -153,6 +154,8 @@ export async function runCheckpoint(
       startTime: ctx.server.startTime,
     };
   if (topology) raw['nvidia-smi topo -m'] = topology;
+  const metricsStartS = await readMetricsStartTimeS(ctx.http).catch(() => null);
+  if (metricsStartS !== null) raw[METRICS_START_KEY] = metricsStartS;
   const engineVersion = facts.engine_version?.value;
   const verifiedTarget = buildVerifiedTarget({
     url,
@@ -161,7 +164,8 @@ export async function runCheckpoint(
     model: ctx.model,
     config: facts,
     raw,
-    processStartTime: ctx.server?.startTime ?? null,
+    processStartTime:
+      ctx.server?.startTime ?? (metricsStartS === null ? null : new Date(metricsStartS * 1000).toISOString()),
   });
   return { report, verifiedTarget };
 }

@@ -8,6 +8,18 @@ import { listenerRoots } from './checks/server-process.js';
 import { targetPort } from './context.js';
 import { valuesEqual } from './expectation.js';
 
+/** Key under which the raw documents keep the server's Prometheus process start time. */
+export const METRICS_START_KEY = 'GET /metrics process_start_time_seconds';
+
+/** The standard Prometheus `process_start_time_seconds` gauge (epoch seconds), or null. */
+export async function readMetricsStartTimeS(http: TargetHttp): Promise<number | null> {
+  const doc = await http.request('/metrics', { timeoutMs: 5000 });
+  if (doc.status !== 200) return null;
+  const m = /^process_start_time_seconds(?:\{[^}]*\})?\s+([0-9.eE+-]+)\s*$/m.exec(doc.text);
+  const v = m ? Number(m[1]) : Number.NaN;
+  return Number.isFinite(v) && v > 0 ? v : null;
+}
+
 /** JSON with object keys sorted at every level, so equal content always hashes equally. */
 export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
@@ -70,6 +82,16 @@ export async function readFingerprintCheap(opts: {
     else if (now.startTime !== target.processStartTime) {
       reasons.push(
         `the server process restarted: started ${now.startTime ?? 'unknown'} (PID ${now.pid}), verified ${target.processStartTime}`,
+      );
+    }
+  }
+  const wasS = target.raw[METRICS_START_KEY];
+  if (typeof wasS === 'number') {
+    const nowS = await readMetricsStartTimeS(opts.http).catch(() => null);
+    if (nowS === null) reasons.push('GET /metrics no longer reports process_start_time_seconds');
+    else if (Math.abs(nowS - wasS) > 0.5) {
+      reasons.push(
+        `the server restarted: process_start_time_seconds is ${new Date(nowS * 1000).toISOString()}, verified ${new Date(wasS * 1000).toISOString()}`,
       );
     }
   }

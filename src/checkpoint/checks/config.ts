@@ -60,7 +60,10 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
       );
       continue;
     }
-    const contradicting = all.slice(1).filter((f) => judgeExpectation(expectation, f).outcome === 'fail');
+    // an inferred value (e.g. "no flag, so the default") never contradicts one read directly
+    const contradicting = all
+      .slice(1)
+      .filter((f) => !f.inferred && judgeExpectation(expectation, f).outcome === 'fail');
     if (verdict.outcome === 'pass' && contradicting.length > 0) {
       out.push(
         finding(id, title, 'fail', {

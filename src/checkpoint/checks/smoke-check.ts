@@ -1,27 +1,39 @@
 // Judges the smoke generation: the request succeeded, tokens streamed, usage arrived, the output
 // length is as requested, and (when speculative decoding is expected) acceptance length is above 1.
 
+import type { ConfigFacts } from '../../engines/types.js';
 import { type CheckContext, finding } from '../context.js';
 import type { Finding } from '../finding.js';
 import { acceptanceLength, sendSmoke, smokeParams } from '../smoke.js';
 
-/** True when the plan expects speculative decoding (an expectation on speculative.algorithm that is not "none"). */
-export function expectsSpeculative(config: Record<string, unknown>): boolean {
+const isOff = (v: unknown) =>
+  v === undefined || v === null || v === false || (typeof v === 'string' && /^(none|null|)$/i.test(v));
+
+/**
+ * True when speculative decoding is expected: the plan sets an expectation on a speculative.* key
+ * (other than algorithm none/absent), or the server's facts say an algorithm is configured.
+ */
+export function expectsSpeculative(config: Record<string, unknown>, facts: ConfigFacts): boolean {
   const e = config['speculative.algorithm'];
-  if (e === undefined || e === null) return false;
-  if (
-    typeof e === 'object' &&
-    ('absent' in e || ('equals' in e && (e as { equals: unknown }).equals === null))
-  )
-    return false;
-  return !(typeof e === 'string' && /^none$/i.test(e));
+  if (e !== undefined) {
+    if (e === null || isOff(e)) return false;
+    if (
+      typeof e === 'object' &&
+      ('absent' in e || ('equals' in e && isOff((e as { equals: unknown }).equals)))
+    )
+      return false;
+    return true;
+  }
+  if (Object.keys(config).some((k) => k.startsWith('speculative.') && k !== 'speculative.spec_v2'))
+    return true;
+  return !isOff(facts['speculative.algorithm']?.value);
 }
 
-export async function checkSmoke(ctx: CheckContext): Promise<Finding[]> {
+export async function checkSmoke(ctx: CheckContext, facts: ConfigFacts): Promise<Finding[]> {
   if (!ctx.adapter || !ctx.model) {
     return [finding('smoke', 'Smoke generation', 'skip', { found: 'no engine or model identified' })];
   }
-  const spec = expectsSpeculative(ctx.plan.expect.config);
+  const spec = expectsSpeculative(ctx.plan.expect.config, facts);
   const t = ctx.plan.target.timeouts;
   const r = await sendSmoke({
     http: ctx.http,
