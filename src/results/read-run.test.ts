@@ -2,14 +2,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BenchgateError } from '../core/errors.js';
+import type { BenchgateError } from '../core/errors.js';
 import { specs, writeRunDir } from '../report/test-support.js';
 import { parseLenientJson, readRun, readRuns } from './read-run.js';
 
 const root = await mkdtemp(join(tmpdir(), 'bg-read-run-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-const run = (name: string) => ({ name, levels: [{ concurrency: 2, specs: specs(10, { e2eMs: 100, ttftMs: 10 }) }] });
+const run = (name: string) => ({
+  name,
+  levels: [{ concurrency: 2, specs: specs(10, { e2eMs: 100, ttftMs: 10 }) }],
+});
 
 async function codeOf(p: Promise<unknown>): Promise<[string, string]> {
   try {

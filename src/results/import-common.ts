@@ -1,0 +1,245 @@
+// Shared by the SGLang and vLLM importers: reading another tool's aggregate keys into a LevelSummary,
+// rebuilding request records from its per-request details, and writing the result as a run directory.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import type { RequestRecord } from '../client/record.js';
+import { BenchgateError } from '../core/errors.js';
+import { benchgateVersion } from '../core/version.js';
+import type {
+  Distribution,
+  LevelKey,
+  LevelSummary,
+  RunSummary,
+  SpeculativeSummary,
+} from '../metrics/summary.js';
+import { planSchema } from '../plan/schema.js';
+import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+
+export type Obj = Record<string, unknown>;
+
+export interface ImportedRun {
+  manifest: Manifest;
+  summary: RunSummary;
+  records: RequestRecord[];
+  warnings: string[];
+}
+
+export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+export const numArray = (v: unknown): number[] | null =>
+  Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
+
+/** A Distribution from `mean_<m>_ms`, `std_<m>_ms`, `median_<m>_ms` and `p<N>_<m>_ms` keys; null when absent. */
+export function distFromKeys(
+  o: Obj,
+  metric: string,
+  count: number,
+  perRequest?: number[] | null,
+): Distribution | null {
+  const mean = num(o[`mean_${metric}_ms`]);
+  const median = num(o[`median_${metric}_ms`]);
+  if (mean === null && median === null) return null;
+  const percentiles: Record<string, number> = {};
+  if (median !== null) percentiles.p50 = median;
+  const re = new RegExp(`^p(\\d+(?:\\.\\d+)?)_${metric}_ms$`);
+  for (const [k, v] of Object.entries(o)) {
+    const m = re.exec(k);
+    const n = num(v);
+    if (m && n !== null) percentiles[`p${m[1]}`] = n;
+  }
+  const finite = perRequest?.filter((x) => Number.isFinite(x)) ?? [];
+  return {
+    count,
+    mean: mean ?? Number.NaN,
+    std: num(o[`std_${metric}_ms`]) ?? Number.NaN,
+    min: finite.length ? Math.min(...finite) : Number.NaN,
+    max: finite.length ? Math.max(...finite) : Number.NaN,
+    percentiles,
+  };
+}
+
+export interface LevelFacts {
+  levelIndex: number;
+  level: LevelKey;
+  durationS: number;
+  completed: number;
+  failed: number;
+  ttftMs: Distribution | null;
+  tpotMs: Distribution | null;
+  chunkItlMs: Distribution | null;
+  e2eMs: Distribution | null;
+  requestsPerS: number;
+  inputTokensPerS: number;
+  outputTokensPerS: number;
+  peakOutputTokensPerS: number | null;
+  achievedConcurrency: number | null;
+  goodputRequestsPerS: number | null;
+  speculative: SpeculativeSummary | null;
+}
+
+export function levelSummaryFrom(f: LevelFacts): LevelSummary {
+  return {
+    levelIndex: f.levelIndex,
+    level: f.level,
+    windowS: f.durationS,
+    requests: { completed: f.completed, failed: f.failed, warmup: 0, inFlightAtEnd: 0 },
+    ttftMs: f.ttftMs,
+    ttftContentMs: null,
+    chunkItlMs: f.chunkItlMs,
+    tokenItlMs: null,
+    tpotMs: f.tpotMs,
+    e2eMs: f.e2eMs,
+    e2eInclQueueMs: null,
+    queueWaitMs: null,
+    throughput: {
+      requestsPerS: f.requestsPerS,
+      inputTokensPerS: f.inputTokensPerS,
+      outputTokensPerS: f.outputTokensPerS,
+      totalTokensPerS: f.inputTokensPerS + f.outputTokensPerS,
+      peakOutputTokensPerS: f.peakOutputTokensPerS ?? Number.NaN,
+    },
+    achievedConcurrency: f.achievedConcurrency ?? Number.NaN,
+    goodput:
+      f.goodputRequestsPerS === null
+        ? null
+        : {
+            requestsPerS: f.goodputRequestsPerS,
+            fraction: f.requestsPerS > 0 ? f.goodputRequestsPerS / f.requestsPerS : 0,
+            slo: {},
+          },
+    errorsByCode: f.failed > 0 ? { imported: f.failed } : {},
+    tokenReconciliation: { compared: 0, outputMismatches: 0, inputMismatches: 0, chunkTokenSources: {} },
+    speculative: f.speculative,
+    client: { eventLoopDelayP99Ms: null, cpuPercentOfOneCore: null, clientLimited: false },
+    validity: { valid: true, reasons: [] },
+  };
+}
+
+/**
+ * Request records rebuilt from per-request details (seconds): send at `startS` (0 when unknown), first token
+ * after `ttftS`, then one chunk per ITL gap; the output token count is spread over the chunks.
+ */
+export function recordsFromDetails(
+  levelIndex: number,
+  firstId: number,
+  d: {
+    ttftsS: number[];
+    itlsS: number[][];
+    outputLens: number[];
+    inputLens: number[] | null;
+    errors: string[] | null;
+    startsS: number[] | null;
+    latenciesS: number[] | null;
+  },
+): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  const t0 = d.startsS?.length ? Math.min(...d.startsS) : 0;
+  for (let i = 0; i < d.ttftsS.length; i++) {
+    const err = d.errors?.[i] ?? '';
+    const sentMs = d.startsS ? (d.startsS[i] - t0) * 1000 : 0;
+    const gaps = d.itlsS[i] ?? [];
+    const chunkMs = [sentMs + d.ttftsS[i] * 1000];
+    for (const g of gaps) chunkMs.push(chunkMs[chunkMs.length - 1] + g * 1000);
+    const tokens = d.outputLens[i] ?? 0;
+    const per = Math.floor(tokens / chunkMs.length);
+    const chunkTokens = chunkMs.map((_, k) =>
+      k === chunkMs.length - 1 ? tokens - per * (chunkMs.length - 1) : per,
+    );
+    const ok = err === '' && tokens > 0 && d.ttftsS[i] > 0;
+    const endMs = d.latenciesS ? sentMs + d.latenciesS[i] * 1000 : chunkMs[chunkMs.length - 1];
+    out.push({
+      v: 1,
+      id: firstId + i,
+      levelIndex,
+      warmup: false,
+      scheduledMs: sentMs,
+      sentMs,
+      headersMs: null,
+      chunkMs: ok ? chunkMs : [],
+      chunkTokens: ok ? chunkTokens : [],
+      chunkTokenSource: 'server-total-distributed',
+      firstContentMs: ok ? chunkMs[0] : null,
+      endMs,
+      inputTokensServer: d.inputLens?.[i] ?? null,
+      inputTokensClient: null,
+      outputTokensServer: ok ? tokens : null,
+      outputTokensClient: null,
+      requestedOutputTokens: tokens,
+      specVerifySteps: null,
+      finishReason: ok ? 'imported' : null,
+      httpStatus: null,
+      error: ok
+        ? null
+        : { code: 'BG_E_HTTP_STATUS', message: `imported failure: ${err.slice(0, 200) || 'no tokens'}` },
+    });
+  }
+  return out;
+}
+
+export function importManifest(opts: {
+  tool: 'sglang-bench-serving' | 'vllm-bench-serve';
+  file: string;
+  definitions: string;
+  name: string;
+  levels: LevelKey[];
+  workload: { inputTokens?: number | null; outputTokens?: number | null; dataset?: string | null };
+  startedAt: string;
+}): Manifest {
+  const kind = opts.levels.every((l) => l.kind === 'rate') ? 'rate' : 'concurrency';
+  const plan = planSchema.parse({
+    name: opts.name,
+    load: { kind, levels: opts.levels.map((l) => l.value) },
+    workload: {
+      dataset: opts.workload.dataset ?? 'random',
+      ...(opts.workload.inputTokens ? { input_tokens: { fixed: opts.workload.inputTokens } } : {}),
+      ...(opts.workload.outputTokens ? { output_tokens: { fixed: opts.workload.outputTokens } } : {}),
+    },
+  });
+  return {
+    schema: 'benchgate.manifest/1',
+    runId: `import-${opts.name}`,
+    name: opts.name,
+    plan,
+    planPath: null,
+    versions: { benchgate: benchgateVersion(), node: process.version, os: `${process.platform}` },
+    anchor: { monoMs: 0, wallIso: opts.startedAt, wallEpochMs: Date.parse(opts.startedAt) || 0 },
+    verifiedTarget: null,
+    checkpoint: null,
+    forced: null,
+    tokenizer: null,
+    source: { tool: opts.tool, file: basename(opts.file), definitions: opts.definitions },
+    startedAt: opts.startedAt,
+    finishedAt: null,
+  };
+}
+
+export function defaultImportName(file: string): string {
+  return basename(file, extname(file)).replace(/[^\w.-]+/g, '-') || 'imported';
+}
+
+export function importError(file: string, expected: string, found: string): BenchgateError {
+  return new BenchgateError('BG_E_IMPORT', `Expected ${expected} in ${file}; ${found}.`);
+}
+
+/** Writes an imported run as <outRoot>/<runId>/ (manifest, summary, level files, requests). Returns the directory. */
+export async function writeImportedRun(outRoot: string, run: ImportedRun): Promise<string> {
+  const dir = join(outRoot, run.manifest.runId);
+  try {
+    await mkdir(dir, { recursive: true });
+    const json = (v: unknown) =>
+      `${JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x), 2)}\n`;
+    await writeFile(join(dir, MANIFEST_FILE), json(run.manifest));
+    for (const l of run.summary.levels) await writeFile(join(dir, levelFile(l.levelIndex)), json(l));
+    await writeFile(join(dir, SUMMARY_FILE), json(run.summary));
+    await writeFile(
+      join(dir, REQUESTS_FILE),
+      run.records.map((r) => JSON.stringify(r)).join('\n') + (run.records.length ? '\n' : ''),
+    );
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Could not write the imported run to ${dir}: ${(e as Error).message}.`,
+    );
+  }
+  return dir;
+}

@@ -1,0 +1,202 @@
+// Imports SGLang bench_serving results (its --output-file JSONL: one JSON object per benchmark
+// invocation, bare `Infinity` for an unlimited request rate) as a benchgate run, one level per line.
+// Key names are those bench_serving writes (facts read from python/sglang/bench_serving.py).
+
+import type { LevelKey, LevelSummary } from '../metrics/summary.js';
+import {
+  defaultImportName,
+  distFromKeys,
+  type ImportedRun,
+  importError,
+  importManifest,
+  levelSummaryFrom,
+  num,
+  numArray,
+  type Obj,
+  recordsFromDetails,
+} from './import-common.js';
+import { parseLenientJson } from './read-run.js';
+
+export const SGLANG_DEFINITIONS =
+  'SGLang bench_serving: TTFT = send to first non-empty text chunk; ITL = gaps between text chunks (chunk ITL, ' +
+  'not per token under speculative decoding); TPOT = (latency - TTFT) / (output tokens - 1); E2E latency = send to ' +
+  'last chunk; throughputs = totals / whole benchmark duration; concurrency = sum of latencies / duration; ' +
+  'accept_length = the server-wide avg_spec_accept_length from /get_server_info (not per level); numpy percentiles.';
+
+const REQUIRED = [
+  'backend',
+  'completed',
+  'duration',
+  'output_throughput',
+  'request_throughput',
+  'median_ttft_ms',
+];
+
+/** Which level a result line measured: a concurrency cap with unlimited rate is closed-loop-like. */
+function levelOf(o: Obj, fallbackCount: number): LevelKey {
+  const rate =
+    num(o.request_rate) ?? (o.request_rate === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : null);
+  const cap = num(o.max_concurrency);
+  if (rate !== null && Number.isFinite(rate)) return { kind: 'rate', value: rate, maxConcurrency: cap };
+  if (cap !== null) return { kind: 'concurrency', value: cap };
+  // unlimited rate and no cap: every request sent at once
+  return { kind: 'concurrency', value: fallbackCount };
+}
+
+export function looksLikeVllm(o: Obj): boolean {
+  return 'endpoint_type' in o || ('model_id' in o && 'date' in o) || 'total_token_throughput' in o;
+}
+
+export function importSglang(
+  text: string,
+  file: string,
+  opts: { name?: string; startedAt?: string } = {},
+): ImportedRun {
+  const lines = text
+    .split('\n')
+    .map((l, i) => ({ l: l.trim(), n: i + 1 }))
+    .filter((x) => x.l);
+  if (lines.length === 0)
+    throw importError(file, 'SGLang bench_serving JSONL (one result object per line)', 'the file is empty');
+  const objs: { o: Obj; n: number }[] = [];
+  for (const { l, n } of lines) {
+    let o: unknown;
+    try {
+      o = parseLenientJson(l);
+    } catch {
+      const whole = (() => {
+        try {
+          return parseLenientJson(text);
+        } catch {
+          return null;
+        }
+      })();
+      if (whole && typeof whole === 'object' && !Array.isArray(whole) && looksLikeVllm(whole as Obj)) {
+        throw importError(
+          file,
+          'SGLang bench_serving JSONL',
+          'it is a vLLM bench serve JSON result (use --from vllm)',
+        );
+      }
+      throw importError(
+        file,
+        'SGLang bench_serving JSONL (one result object per line)',
+        `line ${n} is not a JSON object`,
+      );
+    }
+    if (!o || typeof o !== 'object' || Array.isArray(o))
+      throw importError(
+        file,
+        'SGLang bench_serving JSONL (one result object per line)',
+        `line ${n} is not a JSON object`,
+      );
+    const obj = o as Obj;
+    if (looksLikeVllm(obj))
+      throw importError(
+        file,
+        'SGLang bench_serving JSONL',
+        `line ${n} is a vLLM bench serve result (use --from vllm)`,
+      );
+    const missing = REQUIRED.filter((k) => !(k in obj));
+    if (missing.length)
+      throw importError(file, 'SGLang bench_serving JSONL', `line ${n} lacks ${missing.join(', ')}`);
+    objs.push({ o: obj, n });
+  }
+
+  const warnings: string[] = [];
+  const levels: LevelSummary[] = [];
+  const records: ImportedRun['records'] = [];
+  const seen = new Map<string, number>();
+  for (const { o, n } of objs) {
+    const inputLens = numArray(o.input_lens);
+    const outputLens = numArray(o.output_lens);
+    const ttfts = numArray(o.ttfts);
+    const itls = Array.isArray(o.itls) ? (o.itls as number[][]) : null;
+    const errors = Array.isArray(o.errors) ? (o.errors as string[]) : null;
+    const completed = num(o.completed) ?? 0;
+    const total = inputLens?.length ?? completed;
+    const level = levelOf(o, total);
+    const key = `${level.kind}:${level.value}:${level.maxConcurrency ?? ''}`;
+    if (seen.has(key)) {
+      warnings.push(
+        `${file}: line ${n} measured the same level as line ${seen.get(key)}; keeping the later one.`,
+      );
+      const idx = levels.findIndex(
+        (l) => `${l.level.kind}:${l.level.value}:${l.level.maxConcurrency ?? ''}` === key,
+      );
+      levels.splice(idx, 1);
+    }
+    seen.set(key, n);
+    const levelIndex = n - 1;
+    const durationS = num(o.duration) ?? Number.NaN;
+    const okTtftMs = ttfts && errors ? ttfts.filter((_, i) => errors[i] === '').map((t) => t * 1000) : null;
+    const accept = num(o.accept_length);
+    levels.push(
+      levelSummaryFrom({
+        levelIndex,
+        level,
+        durationS,
+        completed,
+        failed: Math.max(0, total - completed),
+        ttftMs: distFromKeys(o, 'ttft', completed, okTtftMs),
+        tpotMs: distFromKeys(o, 'tpot', completed),
+        chunkItlMs: distFromKeys(o, 'itl', completed),
+        e2eMs: distFromKeys(o, 'e2e_latency', completed),
+        requestsPerS: num(o.request_throughput) ?? 0,
+        inputTokensPerS: num(o.input_throughput) ?? (num(o.total_input_tokens) ?? 0) / durationS,
+        outputTokensPerS: num(o.output_throughput) ?? 0,
+        peakOutputTokensPerS: null,
+        achievedConcurrency: num(o.concurrency),
+        goodputRequestsPerS: null,
+        speculative:
+          accept === null
+            ? null
+            : {
+                acceptanceLength: accept,
+                source: 'metrics-gauge',
+                note: 'SGLang avg_spec_accept_length from /get_server_info: server average, not this level’s',
+              },
+      }),
+    );
+    if (ttfts && itls && outputLens) {
+      records.push(
+        ...recordsFromDetails(levelIndex, records.length, {
+          ttftsS: ttfts,
+          itlsS: itls,
+          outputLens,
+          inputLens,
+          errors,
+          startsS: null,
+          latenciesS: null,
+        }),
+      );
+    }
+  }
+  if (records.length === 0)
+    warnings.push(
+      `${file} has no per-request details (run bench_serving with --output-details for CIs); ratios will have no confidence intervals.`,
+    );
+  levels.sort((a, b) => a.levelIndex - b.levelIndex);
+  const first = objs[0].o;
+  const name = opts.name ?? defaultImportName(file);
+  const manifest = importManifest({
+    tool: 'sglang-bench-serving',
+    file,
+    definitions: SGLANG_DEFINITIONS,
+    name,
+    levels: levels.map((l) => l.level),
+    workload: {
+      inputTokens: num(first.random_input_len),
+      outputTokens: num(first.random_output_len),
+      dataset: typeof first.dataset_name === 'string' ? first.dataset_name : null,
+    },
+    startedAt: opts.startedAt ?? new Date(0).toISOString(),
+  });
+  const kept = records.filter((r) => levels.some((l) => l.levelIndex === r.levelIndex));
+  return {
+    manifest,
+    summary: { schema: 'benchgate.summary/1', runId: manifest.runId, name, levels },
+    records: kept,
+    warnings,
+  };
+}
