@@ -93,12 +93,21 @@ describe('sglang readLive', () => {
 
   it('falls back to the legacy /get_server_info and /get_model_info paths', async () => {
     const legacy = await startFixtureServer({
-      '/get_server_info': { ...SERVER_INFO, disable_overlap_schedule: true },
+      '/get_server_info': {
+        ...SERVER_INFO,
+        disable_overlap_schedule: true,
+        max_running_requests: null,
+        internal_states: [{ effective_max_running_requests_per_dp: 52 }],
+      },
       '/get_model_info': { model_path: '/m' },
     });
     try {
       const { facts, raw } = await sglangAdapter.readLive(createTargetHttp(legacy.url));
       expect(facts.overlap_schedule).toEqual({ value: false, source: 'GET /get_server_info' });
+      expect(facts.max_running_requests).toEqual({
+        value: 52,
+        source: 'GET /get_server_info internal_states[0]',
+      });
       expect(facts['speculative.spec_v2'].value).toBe(false);
       expect(Object.keys(raw)).toContain('/get_model_info');
       expect(facts.context_length).toBeUndefined();

@@ -131,8 +131,16 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     facts = factsFromServerArgs(info.json, `GET ${info.path}`);
     const states = Array.isArray(info.json.internal_states) ? info.json.internal_states : [];
     const first = states.find(isRecord);
-    if (first && !('max_running_requests' in facts)) {
-      setFact(facts, 'max_running_requests', first.max_running_requests ?? undefined, `GET ${info.path}`);
+    if (first) {
+      // The scheduler's actual cap (memory may lower it below the flag); per data-parallel rank.
+      const effective =
+        first.effective_max_running_requests_per_dp ?? first.max_running_requests ?? undefined;
+      const src = `GET ${info.path} internal_states[0]`;
+      setFact(facts, 'sglang.effective_max_running_requests_per_dp', effective, src);
+      const dp = typeof info.json.dp_size === 'number' ? info.json.dp_size : 1;
+      if (!('max_running_requests' in facts) && typeof effective === 'number') {
+        setFact(facts, 'max_running_requests', effective * dp, src);
+      }
     }
   }
   const model = await getFirstJsonObject(http, ['/model_info', '/get_model_info']);
