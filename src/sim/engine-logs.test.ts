@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SimulatorHandle, SimulatorOptions } from './api.js';
+import { startSimulator } from './index.js';
+import { post } from './testing/sse.js';
+
+const handles: SimulatorHandle[] = [];
+afterEach(async () => {
+  await Promise.all(handles.splice(0).map((h) => h.close()));
+});
+
+async function sim(o: SimulatorOptions) {
+  const lines: string[] = [];
+  const h = await startSimulator({ timeScale: 1000, loadTimeS: 0, onLog: (l) => lines.push(l), ...o });
+  handles.push(h);
+  await h.ready;
+  return { h, lines };
+}
+
+const EAGLE = [
+  '--speculative-algorithm',
+  'EAGLE3',
+  '--speculative-eagle-topk',
+  '1',
+  '--speculative-num-steps',
+  '3',
+];
+
+describe('sglang start-up log', () => {
+  it('writes the ServerArgs repr line, load lines, Uvicorn and the ready line, in order, to onLog and the log file', async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'bg-log-')), 'server.log');
+    const { h, lines } = await sim({ logFile, engineArgs: ['--tp-size', '8', '--model-path', 'org/m'] });
+    const text = lines.join('\n');
+    expect(readFileSync(logFile, 'utf8')).toBe(`${text}\n`);
+    expect(lines[0]).toMatch(
+      /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] server_args=ServerArgs\(model_path='org\/m', .*tp_size=8, .*disable_overlap_schedule=False, .*speculative_algorithm=None, .*\)$/,
+    );
+    const order = [
+      'Load weight end. type=',
+      'max_total_num_tokens=315000, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=256',
+      `Uvicorn running on http://127.0.0.1:${h.port} (Press CTRL+C to quit)`,
+      'The server is fired up and ready to roll!',
+    ].map((s) => lines.findIndex((l) => l.includes(s)));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('logs the spec v1 warnings: max running requests reset and overlap scheduler disabled', async () => {
+    const { lines } = await sim({ engineArgs: EAGLE });
+    const text = lines.join('\n');
+    expect(text).toContain(
+      'WARNING server_args.py:2271: Max running requests is reset to 48 for speculative decoding.',
+    );
+    expect(text).toContain(
+      'Overlap scheduler is disabled when spec v2 is off or using unsupported speculative algorithm. You can set env SGLANG_ENABLE_SPEC_V2=True to enable the experimental overlap scheduler.',
+    );
+    expect(lines[0]).toContain('disable_overlap_schedule=True');
+  });
+
+  it('logs the spec v2 warning when SGLANG_ENABLE_SPEC_V2 is set', async () => {
+    const { lines } = await sim({ engineArgs: EAGLE, env: { SGLANG_ENABLE_SPEC_V2: '1' } });
+    expect(lines.join('\n')).toContain(
+      'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.',
+    );
+    expect(lines[0]).toContain('disable_overlap_schedule=False');
+  });
+
+  it('fails to start with the ValueError traceback for spec v2 with top-k > 1', async () => {
+    const lines: string[] = [];
+    await expect(
+      startSimulator({
+        onLog: (l) => lines.push(l),
+        engineArgs: ['--speculative-algorithm', 'EAGLE3', '--speculative-eagle-topk', '4'],
+        env: { SGLANG_ENABLE_SPEC_V2: 'true' },
+      }),
+    ).rejects.toThrowError('ValueError: Spec v2 currently only supports topk = 1 for speculative decoding.');
+    expect(lines.at(-1)).toBe(
+      'ValueError: Spec v2 currently only supports topk = 1 for speculative decoding.',
+    );
+    expect(lines).toContain('Traceback (most recent call last):');
+  });
+
+  it('logs periodic Decode batch lines with the accept length under speculative decoding', async () => {
+    const { h, lines } = await sim({ engineArgs: [...EAGLE, '--decode-log-interval', '2'] });
+    await post(`${h.url}/generate`, { text: 'a b c', sampling_params: { max_new_tokens: 30 } }).then((r) =>
+      r.json(),
+    );
+    const decode = lines.filter((l) => l.includes('Decode batch.'));
+    expect(decode.length).toBeGreaterThan(0);
+    expect(decode[0]).toMatch(
+      /Decode batch\. #running-req: 1, #token: \d+, token usage: \d\.\d\d, accept len: \d\.\d\d, .*gen throughput \(token\/s\): [\d.]+, #queue-req: 0, $/,
+    );
+    expect(lines.some((l) => /Prefill batch\. #new-seq: 1, #new-token: 3,/.test(l))).toBe(true);
+  });
+});
+
+describe('vllm start-up log', () => {
+  it('writes non-default args, the V1 engine config line with speculative_config, and Application startup complete', async () => {
+    const { lines } = await sim({
+      flavor: 'vllm',
+      engineArgs: [
+        'org/m',
+        '--tensor-parallel-size',
+        '8',
+        '--speculative-config',
+        '{"method":"eagle3","model":"org/d","num_speculative_tokens":3}',
+      ],
+    });
+    const text = lines.join('\n');
+    expect(text).toMatch(
+      /non-default args: \{'model': 'org\/m', 'tensor_parallel_size': 8, 'speculative_config': \{'method': 'eagle3', /,
+    );
+    expect(text).toMatch(
+      /Initializing a V1 LLM engine \(v\d+\.\d+\.\d+\) with config: model='org\/m', speculative_config=SpeculativeConfig\(method='eagle3', model='org\/d', num_spec_tokens=3\), .*tensor_parallel_size=8/,
+    );
+    expect(text).toContain('Application startup complete.');
+  });
+});
