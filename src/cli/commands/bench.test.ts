@@ -1,0 +1,237 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../client/record.js';
+import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
+import type { ScriptedServer } from '../../client/test-support/scripted-server.js';
+import type { RunSummary } from '../../metrics/summary.js';
+
+// The real CLI, from source, in its own process.
+const MAIN = new URL('../main.ts', import.meta.url).pathname;
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function start(args: string[]): { child: ChildProcess; done: Promise<Ran> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'bench', ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr?.on('data', (c) => {
+    stderr += c;
+  });
+  const done = new Promise<Ran>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+const run = (args: string[]) => start(args).done;
+
+let srv: ScriptedServer;
+let html: ScriptedServer;
+beforeAll(async () => {
+  srv = await startMiniOpenAi({ itlMs: 2 });
+  html = await startMiniOpenAi({ html: true });
+});
+afterAll(async () => {
+  await srv.close();
+  await html.close();
+});
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'bg-cli-'));
+
+async function waitFor(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > until) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function onlyRunDir(out: string): string {
+  const dirs = readdirSync(out);
+  expect(dirs).toHaveLength(1);
+  return join(out, dirs[0]);
+}
+
+describe('benchgate bench: bad input gets one clear message and a non-zero exit', () => {
+  it('--concurrency 0', async () => {
+    const r = await run(['--url', srv.url, '--concurrency', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--concurrency expects .*positive integers; found "0"/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--concurrency with non-numbers', async () => {
+    const r = await run(['--url', srv.url, '--concurrency', '1,two']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('found "two"');
+  });
+
+  it('an invalid plan file, naming file, line and key', async () => {
+    const dir = tmp();
+    const plan = join(dir, 'plan.yaml');
+    writeFileSync(
+      plan,
+      'target:\n  url: http://127.0.0.1:1\nload:\n  kind: concurrency\n  levels: [1, -4]\n',
+    );
+    const r = await run([plan]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('BG_E_PLAN_INVALID');
+    expect(r.stderr).toMatch(/plan\.yaml:5:\d+/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an unreachable URL', async () => {
+    const out = tmp();
+    const r = await run(['--url', 'http://127.0.0.1:1', '--concurrency', '1', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('BG_E_CONNECT');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('a server answering HTML', async () => {
+    const out = tmp();
+    const r = await run(['--url', html.url, '--concurrency', '1', '--engine', 'openai', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('BG_E_NOT_SSE');
+    expect(r.stderr).toContain('text/html');
+  });
+
+  it('a model the server does not serve', async () => {
+    const r = await run([
+      '--url',
+      srv.url,
+      '--engine',
+      'openai',
+      '--model',
+      'ghost',
+      '--concurrency',
+      '1',
+      '--out',
+      tmp(),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"ghost" is not served');
+  });
+});
+
+describe('benchgate bench: output and interruption', () => {
+  it('--json prints only the run summary JSON on stdout', async () => {
+    const out = tmp();
+    const r = await run([
+      '--url',
+      srv.url,
+      '--engine',
+      'openai',
+      '--concurrency',
+      '1,2',
+      '--requests',
+      '4',
+      '--input-tokens',
+      '16',
+      '--output-tokens',
+      '4',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as RunSummary;
+    expect(summary.schema).toBe('benchgate.summary/1');
+    expect(summary.levels.map((l) => l.level.value)).toEqual([1, 2]);
+    expect(summary.levels.every((l) => l.requests.completed === 4)).toBe(true);
+    expect(existsSync(join(onlyRunDir(out), 'summary.csv'))).toBe(true);
+  });
+
+  it('after SIGKILL the run directory keeps a manifest and every completed request as a whole JSON line', async () => {
+    const out = tmp();
+    const { child, done } = start([
+      '--url',
+      srv.url,
+      '--engine',
+      'openai',
+      '--concurrency',
+      '4',
+      '--requests',
+      '400',
+      '--input-tokens',
+      '8',
+      '--output-tokens',
+      '32',
+      '--out',
+      out,
+    ]);
+    await waitFor(() => {
+      const d = existsSync(out) ? readdirSync(out) : [];
+      if (d.length === 0) return false;
+      const f = join(out, d[0], 'requests.jsonl');
+      return existsSync(f) && readFileSync(f, 'utf8').split('\n').length > 20;
+    });
+    child.kill('SIGKILL');
+    const r = await done;
+    expect(r.signal).toBe('SIGKILL');
+    const dir = onlyRunDir(out);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.schema).toBe('benchgate.manifest/1');
+    expect(manifest.finishedAt).toBeNull();
+    const text = readFileSync(join(dir, 'requests.jsonl'), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const records = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RequestRecord);
+    expect(records.length).toBeGreaterThanOrEqual(20);
+    expect(records.every((x) => x.error === null && x.levelIndex === 0)).toBe(true);
+    expect(existsSync(join(dir, 'summary.json'))).toBe(false);
+  });
+
+  it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
+    const out = tmp();
+    const { child, done } = start([
+      '--url',
+      srv.url,
+      '--engine',
+      'openai',
+      '--concurrency',
+      '2',
+      '--requests',
+      '400',
+      '--input-tokens',
+      '8',
+      '--output-tokens',
+      '32',
+      '--out',
+      out,
+    ]);
+    await waitFor(() => {
+      const d = existsSync(out) ? readdirSync(out) : [];
+      return (
+        d.length > 0 &&
+        existsSync(join(out, d[0], 'requests.jsonl')) &&
+        readFileSync(join(out, d[0], 'requests.jsonl'), 'utf8').length > 0
+      );
+    });
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+    const dir = onlyRunDir(out);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.incomplete?.reason).toMatch(/interrupted/);
+    const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.length).toBe(summary.levels[0].requests.completed + summary.levels[0].requests.failed);
+    expect(r.stdout).toContain('run incomplete');
+  });
+});
