@@ -109,6 +109,7 @@ function readLog(text: string, path: string): LogReading {
   return {
     facts,
     startMarkerLines: starts.map((i) => lines[i].line),
+    startRegionFirstLines: starts.map((i) => lines[i].line),
     startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
     readyLine: ready ? ready.line : null,
     crashes: findCrashes(after),

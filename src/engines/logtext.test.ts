@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findCrashes, lineTimestamp, logicalLines, stripAnsi } from './logtext.js';
+import { findCrashes, lineTimestamp, logicalLines, startRegionFirst, stripAnsi } from './logtext.js';
 
 describe('stripAnsi', () => {
   it('removes colour and cursor sequences', () => {
@@ -76,5 +76,24 @@ describe('findCrashes', () => {
       '[t] server_args=ServerArgs(watchdog_timeout=300, soft_watchdog_timeout=None)\n[t] Set soft_watchdog_timeout since in CI',
     );
     expect(findCrashes(lines)).toEqual([]);
+  });
+});
+
+describe('startRegionFirst', () => {
+  const lines = logicalLines(
+    [
+      '[2026-01-01 09:00:00] Decode batch. #running-req: 1',
+      '[2026-01-01 10:00:00] WARNING old warning an hour before',
+      '',
+      '[2026-01-02 10:00:00] WARNING Spec v2 is enabled',
+      'UserWarning: something without a timestamp',
+      "[2026-01-02 10:00:05] server_args=ServerArgs(model_path='m')",
+    ].join('\n'),
+  );
+  it('reaches back over lines printed shortly before the marker, not over an earlier run', () => {
+    expect(startRegionFirst(lines, 5, -1, (t) => t.includes('Decode batch'))).toBe(3);
+  });
+  it('stops at lines that belong to an earlier run', () => {
+    expect(startRegionFirst(lines, 5, -1, (t) => t.includes('Spec v2'))).toBe(5);
   });
 });

@@ -151,3 +151,33 @@ export function findCrashes(lines: LogLine[]): { line: number; excerpt: string }
 function stripRecordPrefix(text: string): string {
   return text.replace(/^\(\w+ pid=\d+\) ?/, '');
 }
+
+/**
+ * Index of the first line that belongs to the start whose marker is at `markerIdx`: walks back over
+ * lines printed shortly before the marker (within `maxGapS` of its timestamp), stopping after
+ * `floorIdx` and at any line `isForeign` says belongs to an earlier run (ready line, crash, traffic).
+ */
+export function startRegionFirst(
+  lines: LogLine[],
+  markerIdx: number,
+  floorIdx: number,
+  isForeign: (text: string) => boolean,
+  maxGapS = 300,
+): number {
+  const markerIso = lineTimestamp(lines[markerIdx].text);
+  const markerMs = markerIso ? Date.parse(markerIso) : null;
+  let first = markerIdx;
+  for (let i = markerIdx - 1; i > floorIdx; i--) {
+    const text = lines[i].text;
+    if (isForeign(text)) break;
+    const iso = lineTimestamp(text);
+    if (iso && markerMs !== null) {
+      const gapMs = markerMs - Date.parse(iso);
+      if (gapMs > maxGapS * 1000 || gapMs < 0) break;
+    }
+    first = i;
+  }
+  // Do not start a region on blank or unstamped lines that merely trail the previous run.
+  while (first < markerIdx && lineTimestamp(lines[first].text) === null) first++;
+  return first;
+}

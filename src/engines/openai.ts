@@ -42,7 +42,14 @@ export const openaiAdapter: EngineAdapter = {
     return json !== null && Array.isArray(json.data);
   },
   readLive,
-  readLog: () => ({ facts: {}, startMarkerLines: [], startMarkerTimes: [], readyLine: null, crashes: [] }),
+  readLog: () => ({
+    facts: {},
+    startMarkerLines: [],
+    startRegionFirstLines: [],
+    startMarkerTimes: [],
+    readyLine: null,
+    crashes: [],
+  }),
   readProcess: () => ({}),
   requestFor: openaiRequestFor,
   specCounters: () => null,

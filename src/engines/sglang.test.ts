@@ -132,6 +132,8 @@ describe('sglang readLog', () => {
 
   it('finds every start marker with its time, and the ready line of the last start', () => {
     expect(reading.startMarkerLines).toEqual([2, 5]);
+    // The start's own warnings come just before its ServerArgs line.
+    expect(reading.startRegionFirstLines).toEqual([1, 4]);
     expect(reading.startMarkerTimes).toEqual(['2026-03-01T09:00:01.000Z', '2026-03-02T10:00:02.000Z']);
     expect(reading.readyLine).toBe(8);
   });

@@ -3,7 +3,7 @@
 
 import { envTruthy, flagValue, indexAfter, parseFlagArgv } from './argv.js';
 import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { findCrashes, lineTimestamp, logicalLines } from './logtext.js';
+import { findCrashes, lineTimestamp, logicalLines, startRegionFirst } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getFirstJsonObject, getJsonObject } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
@@ -23,6 +23,13 @@ import type {
 export const SGLANG_START_MARKER = 'server_args=ServerArgs(';
 export const SGLANG_READY_LINE = 'The server is fired up and ready to roll!';
 const SPEC_V2_ON_RE = /Spec v2 is enabled/;
+/** Lines that can only come from an earlier, running (or crashed) server. */
+const EARLIER_RUN_RE =
+  /The server is fired up and ready to roll!|Decode batch|Prefill batch|Traceback \(most recent call last\)|Received sigquit|Uvicorn running on|"(?:GET|POST) \//;
+
+function isEarlierRunLine(text: string): boolean {
+  return EARLIER_RUN_RE.test(text);
+}
 const OVERLAP_OFF_RE = /Overlap scheduler is disabled/;
 /** Algorithms spec v2 applies to (NEXTN is renamed to EAGLE by SGLang itself). */
 const SPEC_V2_ALGORITHMS = new Set(['EAGLE', 'EAGLE3', 'STANDALONE', 'NEXTN']);
@@ -179,14 +186,13 @@ function readLog(text: string, path: string): LogReading {
     crashes: [],
   };
   const last = markerIdx.length > 0 ? markerIdx[markerIdx.length - 1] : -1;
-  // SGLang prints its config warnings (spec v2, overlap) just before the ServerArgs line, so the
-  // current start's region begins after the previous start's ready line (or previous marker).
-  const prevMarker = markerIdx.length > 1 ? markerIdx[markerIdx.length - 2] : -1;
-  let regionStart = prevMarker + 1;
-  for (let i = prevMarker + 1; i < Math.max(last, 0); i++) {
-    if (lines[i].text.includes(SGLANG_READY_LINE)) regionStart = i + 1;
-  }
-  if (last < 0) regionStart = 0;
+  // SGLang prints its config warnings (spec v2, overlap) just before the ServerArgs line, so each
+  // start's region reaches back over the lines printed shortly before its marker.
+  const regionFirst = markerIdx.map((m, k) =>
+    startRegionFirst(lines, m, k > 0 ? markerIdx[k - 1] : -1, isEarlierRunLine),
+  );
+  reading.startRegionFirstLines = regionFirst.map((i) => lines[i].line);
+  const regionStart = last >= 0 ? regionFirst[regionFirst.length - 1] : 0;
   const after = last >= 0 ? lines.slice(last + 1) : lines;
   reading.crashes = findCrashes(after);
   const ready = after.find((l) => l.text.includes(SGLANG_READY_LINE));

@@ -131,6 +131,12 @@ export interface LogReading {
   startMarkerLines: number[];
   /** Wall time of each start marker when the line carries a timestamp (ISO, local time assumed UTC if no zone). */
   startMarkerTimes: (string | null)[];
+  /**
+   * 1-based first line belonging to each start (same length as startMarkerLines). Equal to the marker
+   * line unless the engine prints part of its start before the marker (SGLang logs its spec v2 and
+   * overlap warnings before the server_args line). Judge "the current start" from here.
+   */
+  startRegionFirstLines?: number[];
   /** 1-based line of the ready line of the last start, if any. */
   readyLine: number | null;
   /** Crash signatures (tracebacks, CUDA errors, watchdog) after the last start. */

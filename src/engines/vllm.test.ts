@@ -114,6 +114,7 @@ describe('vllm readLog', () => {
 
   it('finds one start per server start, even when args follow the version line', () => {
     expect(r.startMarkerLines).toEqual([1, 4]);
+    expect(r.startRegionFirstLines).toEqual([1, 4]);
     expect(r.startMarkerTimes[1]).toMatch(/-11-28T23:05:40\.000Z$/);
     const lines = LOG.split('\n');
     expect(r.readyLine).toBe(lines.indexOf('(APIServer pid=13) INFO:     Application startup complete.') + 1);

@@ -189,6 +189,7 @@ function readLog(text: string, path: string): LogReading {
   const reading: LogReading = {
     facts: {},
     startMarkerLines: starts.map((i) => lines[i].line),
+    startRegionFirstLines: starts.map((i) => lines[i].line),
     startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text, yearHint)),
     readyLine: null,
     crashes: [],
