@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorHandle, SimulatorOptions } from './api.js';
 import { startSimulator } from './index.js';
+import type { RequestTruth } from './simulator.js';
 import { post, sseEvents } from './testing/sse.js';
+
+interface Chunk {
+  choices: { finish_reason: string | null; delta: { role?: string } }[];
+  usage?: { completion_tokens: number; prompt_tokens: number; total_tokens: number };
+}
 
 const handles: SimulatorHandle[] = [];
 afterEach(async () => {
@@ -149,7 +155,7 @@ describe('sglang flavour surfaces', () => {
       }),
     );
     expect(events.at(-1)).toBe('[DONE]');
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as Record<string, any>);
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as Chunk);
     const final = chunks.at(-1)!;
     expect(final.choices).toEqual([]);
     expect(final.usage).toEqual({ prompt_tokens: 4, completion_tokens: 6, total_tokens: 10 });
@@ -168,7 +174,7 @@ describe('sglang flavour surfaces', () => {
         stream: true,
       }),
     );
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as Record<string, any>);
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as Chunk);
     expect(chunks.every((c) => c.usage === undefined)).toBe(true);
     expect(chunks[0].choices[0].delta.role).toBe('assistant');
   });
@@ -205,10 +211,10 @@ describe('sglang flavour surfaces', () => {
       (r) => r.text(),
     );
     const truth = (await (await fetch(`${h.url}/_sim/requests`)).json()) as {
-      requests: any[];
+      requests: RequestTruth[];
       timeOriginEpochMs: number;
     };
-    const r = truth.requests.at(-1);
+    const r = truth.requests.at(-1)!;
     expect(r.chunkTokens).toEqual([2, 2, 2]);
     expect(r.chunkWriteMs[0] - r.arrivalMs).toBeGreaterThanOrEqual(29);
     expect(r.completionTokens).toBe(6);
