@@ -1,20 +1,20 @@
 // Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), one sweep level
 // (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
 
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import { runCheckpoint, targetHeaders } from '../checkpoint/run.js';
 import { readFingerprintCheap } from '../checkpoint/verified-target.js';
 import { createTargetHttp } from '../client/target-http.js';
 import { BenchgateError } from '../core/errors.js';
+import { benchgateVersion } from '../core/version.js';
 import { getAdapter } from '../engines/index.js';
 import { silentProgress } from '../load/progress.js';
 import { runBench } from '../load/run-bench.js';
+import { renderFormat, reportArtifacts } from '../report/artifacts.js';
 import { compareRuns } from '../report/compare.js';
-import { renderJson } from '../report/render-json.js';
-import { renderText, wantsColor } from '../report/render-text.js';
+import { wantsColor } from '../report/render-text.js';
 import { readRuns } from '../results/read-run.js';
+import { writeArtifacts } from '../results/write-artifacts.js';
 import type { MatrixStages } from './stages.js';
 
 function plainChecklist(report: CheckpointReport, name: string): string {
@@ -61,11 +61,14 @@ export function defaultStages(): MatrixStages {
     compare: async ({ runs, outDir }) => {
       const loaded = await readRuns(runs.map((r) => r.dir));
       const cmp = compareRuns(loaded, { baseline: loaded[0]?.name });
-      await mkdir(outDir, { recursive: true });
-      const json = renderJson(cmp);
-      await writeFile(join(outDir, 'comparison.json'), json);
-      const text = renderText(cmp, { color: wantsColor(process.stdout, process.env) });
-      return { text, htmlPath: null, json: JSON.parse(json) };
+      const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
+      const written = await writeArtifacts(outDir, reportArtifacts(cmp, 'text', { html }));
+      const text = renderFormat(cmp, 'text', { color: wantsColor(process.stdout, process.env) });
+      return {
+        text,
+        htmlPath: written.find((p) => p.endsWith('report.html')) ?? null,
+        json: JSON.parse(renderFormat(cmp, 'json', { color: false })),
+      };
     },
     renderChecklist: plainChecklist,
   };

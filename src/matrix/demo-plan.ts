@@ -14,6 +14,7 @@ export interface DemoPlanOptions {
   requests?: number;
   outputTokens?: number;
   inputTokens?: number;
+  levelDuration?: string;
 }
 
 const MODEL = 'story/moe-0.5t-int4';
@@ -21,7 +22,7 @@ const DRAFT = 'story/moe-0.5t-eagle3-draft';
 
 export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
   const ports = await freeLoopbackPorts(4);
-  const timeScale = o.timeScale ?? 25;
+  const timeScale = o.timeScale ?? 10;
   const sim = (port: number, extra: string[]) => [
     ...o.benchgateArgv.slice(1),
     'sim',
@@ -31,6 +32,9 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
     'story-moe-int4-8xpcie',
     '--time-scale',
     String(timeScale),
+    // the story's 10-minute model load, shortened to a second of real time
+    '--load-time',
+    '1',
     '--port',
     String(port),
     '--model-path',
@@ -74,7 +78,14 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
       ignore_eos: true,
       seed: 7,
     },
-    load: { kind: 'concurrency', levels: o.levels ?? [1, 8, 32], requests: o.requests ?? 32, warmup: 0 },
+    // Each level ends after `requests` or `duration`, whichever comes first: c=1 is time-bound, c=128 fills one wave.
+    load: {
+      kind: 'concurrency',
+      levels: o.levels ?? [1, 16, 128],
+      requests: o.requests ?? 128,
+      duration: o.levelDuration ?? '3s',
+      warmup: 0,
+    },
     output: o.output,
     expect: { config: { tp_size: 8, model: MODEL }, wait: '10s', smoke: true },
     varies: ['speculative.*', 'overlap_schedule', 'sglang.*'],

@@ -2,6 +2,7 @@
 // drift check after each level) → tear down, recording every step in a resumable state file.
 // A failing config is recorded with its evidence and the loop moves on; completed configs are compared.
 
+import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
@@ -94,6 +95,8 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
   const progress = opts.progress ?? (() => {});
   const print = opts.print ?? (() => {});
   const signal = opts.signal ?? new AbortController().signal;
+  // every in-flight request of a level listens on this one signal
+  setMaxListeners(0, signal);
   const openHostFn = opts.openHostFn ?? ((spec: string) => openHost(spec));
   const where = opts.planPath ?? 'the plan';
 
