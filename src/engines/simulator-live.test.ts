@@ -186,4 +186,12 @@ describe('adapters against the simulator', () => {
     expect(log.crashes.length).toBeGreaterThan(0);
     expect(log.crashes.map((c) => c.excerpt).join('\n')).toContain('AttributeError');
   });
+
+  it("openai flavour: detected as the generic 'openai' engine", async () => {
+    const h = await sim({ flavor: 'openai', engineArgs: [], env: {} });
+    const http = createTargetHttp(h.url);
+    expect(await detectEngine(http)).toBe('openai');
+    const live = await getAdapter('openai').readLive(http);
+    expect(live.facts.served_model_name.value).toBeTruthy();
+  });
 });
