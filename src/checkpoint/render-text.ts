@@ -1,0 +1,44 @@
+// Terminal checklist for findings: ✔ pass, ✖ fail, ! warn, - skip, with colour only when the stream is
+// a TTY and NO_COLOR is unset; evidence and hints indented under each failed or warned line.
+
+import pc from 'picocolors';
+import type { CheckpointReport, Finding } from './finding.js';
+
+export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+}
+
+const MARK = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
+
+export function renderChecklist(
+  report: CheckpointReport,
+  opts: { color?: boolean; verbose?: boolean } = {},
+): string {
+  const c = pc.createColors(opts.color ?? false);
+  const paint = { pass: c.green, fail: c.red, warn: c.yellow, skip: c.dim } as const;
+  const lines: string[] = [];
+  for (const f of report.findings) {
+    const tag = f.required || f.status === 'pass' || f.status === 'skip' ? '' : c.dim(' (advisory)');
+    const detail = detailOf(f);
+    lines.push(`${paint[f.status](MARK[f.status])} ${f.title}${tag}${detail ? c.dim(` — ${detail}`) : ''}`);
+    if (f.status === 'fail' || f.status === 'warn' || opts.verbose) {
+      if (f.expected !== undefined && f.status !== 'pass') lines.push(`    expected: ${f.expected}`);
+      for (const e of f.evidence.slice(0, 3))
+        lines.push(c.dim(`    ${e.where}: ${e.excerpt.replace(/\s*\n\s*/g, ' ⏎ ')}`));
+      if (f.hint) lines.push(`    ${c.cyan('hint:')} ${f.hint}`);
+    }
+  }
+  const failed = report.findings.filter((f) => f.required && f.status === 'fail').length;
+  const warned = report.findings.filter((f) => f.status === 'warn').length;
+  lines.push('');
+  lines.push(
+    report.ok
+      ? c.green(`checkpoint passed${warned ? ` (${warned} warning${warned > 1 ? 's' : ''})` : ''}`)
+      : c.red(`checkpoint failed: ${failed} required check${failed > 1 ? 's' : ''} failed`),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function detailOf(f: Finding): string {
+  return (f.found ?? '').replace(/\s*\n\s*/g, ' ');
+}

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../sim/api.js';
+import { startSimulator } from '../../sim/index.js';
+
+// The real CLI, from source, in its own process, against a simulator started here.
+const MAIN = new URL('../main.ts', import.meta.url).pathname;
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('benchgate check', () => {
+  let sim: SimulatorHandle;
+  let dir: string;
+  const plan = (name: string, body: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, body);
+    return p;
+  };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bg-check-cli-'));
+    sim = await startSimulator({
+      flavor: 'sglang',
+      profile: 'fixed',
+      ttftMs: 5,
+      itlMs: 1,
+      loadTimeS: 0,
+      engineArgs: ['--speculative-algorithm', 'EAGLE3', '--speculative-eagle-topk', '4'],
+    });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('exits 0 and prints a checklist when every required check passes', async () => {
+    const p = plan(
+      'ok.yaml',
+      `target: { url: ${sim.url} }\nworkload: { output_tokens: { fixed: 8 } }\noutput: ${dir}/results\nexpect:\n  smoke: false\n  config:\n    speculative.topk: 4\n`,
+    );
+    const r = await run([p]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('✔ Config speculative.topk — 4');
+    expect(r.stdout).toContain('checkpoint passed');
+  });
+
+  it('exits 1 naming the failed expectation, and --json carries the findings', async () => {
+    const p = plan(
+      'topk.yaml',
+      `target: { url: ${sim.url} }\noutput: ${dir}/results\nexpect: { smoke: false, config: { speculative.topk: 1 } }\n`,
+    );
+    const text = await run([p]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('✖ Config speculative.topk — 4');
+    const json = await run([p, '--json']);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.findings.find((f: { id: string }) => f.id === 'config.speculative.topk').status).toBe('fail');
+    expect(doc.verifiedTarget.engine).toBe('sglang');
+  });
+
+  it('exits 2 on an invalid plan or an unknown format, with one clear message', async () => {
+    const bad = plan('bad.yaml', 'target: { url: 42 }\n');
+    const r = await run([bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('BG_E_PLAN_INVALID');
+    expect(r.stderr).not.toContain('    at ');
+    const f = await run([bad, '--format', 'html']);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toContain('--format expects one of text, markdown, json; found "html".');
+  });
+
+  it('exits 1 with a reachable failure when nothing listens', async () => {
+    const p = plan('down.yaml', `target: { url: http://127.0.0.1:9 }\noutput: ${dir}/results\n`);
+    const r = await run([p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✖ Target is reachable');
+  });
+});
