@@ -15,6 +15,7 @@ import {
   type Obj,
   recordsFromDetails,
 } from './import-common.js';
+import { looksLikeSglang } from './import-sglang.js';
 import { parseLenientJson } from './read-run.js';
 
 export const VLLM_DEFINITIONS =
@@ -72,7 +73,7 @@ export function importVllm(
   const records: ImportedRun['records'] = [];
   objs.forEach((o, i) => {
     const where = objs.length > 1 ? `result ${i + 1}` : 'the result';
-    if ('random_range_ratio' in o && 'accept_length' in o && !('endpoint_type' in o)) {
+    if (looksLikeSglang(o)) {
       throw importError(
         file,
         'a vLLM bench serve JSON result',

@@ -1,5 +1,144 @@
-// `benchgate compare`: placeholder registration until the command is implemented.
+// `benchgate compare`, `benchgate report` and `benchgate import`: flag parsing and wiring only.
+// The comparison lives in src/report/, reading and writing run directories in src/results/.
 
+import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { BenchgateError } from '../../core/errors.js';
+import { benchgateVersion } from '../../core/version.js';
+import { FORMATS, type ReportFormat, renderFormat, reportArtifacts } from '../../report/artifacts.js';
+import { compareRuns } from '../../report/compare.js';
+import { isMetricId, METRICS } from '../../report/metric-catalog.js';
+import { wantsColor } from '../../report/render-text.js';
+import type { MetricId } from '../../report/types.js';
+import { writeImportedRun } from '../../results/import-common.js';
+import { importSglang } from '../../results/import-sglang.js';
+import { importVllm } from '../../results/import-vllm.js';
+import { readRuns } from '../../results/read-run.js';
+import { writeArtifacts } from '../../results/write-artifacts.js';
+import { action, parsePositive } from '../action.js';
 
-export function registerCompare(_program: Command): void {}
+interface OutputFlags {
+  format: string;
+  out?: string;
+  seed: string;
+  iterations: string;
+}
+
+function parseFormat(v: string): ReportFormat {
+  if ((FORMATS as readonly string[]).includes(v)) return v as ReportFormat;
+  throw new BenchgateError('BG_E_USAGE', `--format expects one of ${FORMATS.join(', ')}; found "${v}".`);
+}
+
+function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
+  if (!values || values.length === 0) return undefined;
+  const ids = values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const id of ids) {
+    if (!isMetricId(id))
+      throw new BenchgateError(
+        'BG_E_USAGE',
+        `--metric expects names from ${Object.keys(METRICS).join(', ')}; found "${id}".`,
+      );
+  }
+  return ids as MetricId[];
+}
+
+async function emit(
+  runDirs: string[],
+  flags: OutputFlags & { baseline?: string; metric?: string[] },
+): Promise<number> {
+  const format = parseFormat(flags.format);
+  const seed = parsePositive('--seed', flags.seed, { integer: true, allowZero: true });
+  const iterations = parsePositive('--iterations', flags.iterations, { integer: true });
+  const runs = await readRuns(runDirs);
+  const cmp = compareRuns(runs, {
+    baseline: flags.baseline,
+    metrics: parseMetrics(flags.metric),
+    seed,
+    iterations,
+  });
+  const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
+  process.stdout.write(
+    renderFormat(cmp, format, { color: format === 'text' && wantsColor(process.stdout, process.env), html }),
+  );
+  if (flags.out) {
+    const written = await writeArtifacts(flags.out, reportArtifacts(cmp, format, { html }));
+    process.stderr.write(
+      `benchgate: wrote ${written.length} files to ${flags.out} (report.html, compare.json, charts/*.svg and *.png)\n`,
+    );
+  }
+  return 0;
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+export function registerCompare(program: Command): void {
+  program
+    .command('compare')
+    .description(
+      'Compare runs level by level: ratios to a baseline with bootstrap CIs, crossovers, verdicts, config differences.',
+    )
+    .argument('<run-dirs...>', 'run directories (the first is the baseline unless --baseline names another)')
+    .option('--baseline <name>', 'run name to compare against (a plan name or directory name)')
+    .option(
+      '--metric <names>',
+      `metrics to show, comma-separated or repeated (${Object.keys(METRICS).join(', ')})`,
+      collect,
+    )
+    .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
+    .option(
+      '--out <dir>',
+      'also write report.html, compare.json and charts (SVG and PNG) into this directory',
+    )
+    .option('--seed <n>', 'bootstrap seed', '1')
+    .option('--iterations <n>', 'bootstrap resamples per level, metric and run', '2000')
+    .action(
+      action(async (dirs: string[], flags: OutputFlags & { baseline?: string; metric?: string[] }) =>
+        emit(dirs, flags),
+      ),
+    );
+
+  program
+    .command('report')
+    .description('Report one run: tables per level, charts, checkpoint findings.')
+    .argument('<run-dir>', 'run directory')
+    .option('--metric <names>', 'metrics to show, comma-separated or repeated', collect)
+    .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
+    .option(
+      '--out <dir>',
+      'also write report.html, compare.json and charts (SVG and PNG) into this directory',
+    )
+    .option('--seed <n>', 'bootstrap seed', '1')
+    .option('--iterations <n>', 'bootstrap resamples', '2000')
+    .action(action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => emit([dir], flags)));
+
+  program
+    .command('import')
+    .description('Turn SGLang bench_serving JSONL or vLLM bench serve JSON into a benchgate run directory.')
+    .argument('<file>', 'result file written by the other tool')
+    .requiredOption('--from <tool>', 'sglang | vllm')
+    .option('--out <dir>', 'results directory; the run goes into <out>/import-<name>/', 'results')
+    .option('--name <name>', 'run name (default: the file name, or vLLM --label)')
+    .action(
+      action(async (file: string, flags: { from: string; out: string; name?: string }) => {
+        if (flags.from !== 'sglang' && flags.from !== 'vllm') {
+          throw new BenchgateError('BG_E_USAGE', `--from expects sglang or vllm; found "${flags.from}".`);
+        }
+        const st = await stat(file).catch(() => null);
+        if (!st?.isFile())
+          throw new BenchgateError(
+            'BG_E_IMPORT',
+            `Expected a result file at ${file}; ${st ? 'it is a directory' : 'nothing is there'}.`,
+          );
+        const text = await readFile(file, 'utf8');
+        const opts = { name: flags.name, startedAt: st.mtime.toISOString() };
+        const run = flags.from === 'sglang' ? importSglang(text, file, opts) : importVllm(text, file, opts);
+        const dir = await writeImportedRun(flags.out, run);
+        for (const w of run.warnings) process.stderr.write(`benchgate: note: ${w}\n`);
+        process.stdout.write(`${dir}\n`);
+        return 0;
+      }),
+    );
+}

@@ -1,0 +1,141 @@
+// Drives the real CLI (compare, report, import) as a child process against run directories on disk.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { specs, writeRunDir } from '../../report/test-support.js';
+
+const run = promisify(execFile);
+const root = await mkdtemp(join(tmpdir(), 'bg-cli-compare-'));
+afterAll(() => rm(root, { recursive: true, force: true }));
+const MAIN = new URL('../main.ts', import.meta.url).pathname;
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      env: { ...process.env, NO_COLOR: '1' },
+      maxBuffer: 32 << 20,
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+const levels = (e2eMs: number) =>
+  [1, 4].map((c) => ({ concurrency: c, specs: specs(20, { e2eMs, ttftMs: e2eMs / 10 }) }));
+
+describe('benchgate compare / report / import', () => {
+  it('compares two runs, prints verdicts, and writes the HTML report and charts to --out', async () => {
+    const a = await writeRunDir(root, { name: 'base', levels: levels(1000) });
+    const b = await writeRunDir(root, { name: 'fast', levels: levels(700) });
+    const out = join(root, 'out');
+    const r = await cli('compare', a, b, '--out', out, '--iterations', '200');
+    expect(r.stderr).toContain('wrote');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'fast has higher output throughput than base at every concurrency tested (1–4)',
+    );
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+    for (const f of [
+      'report.html',
+      'compare.json',
+      'compare.txt',
+      'charts/output-throughput.svg',
+      'charts/output-throughput.png',
+      'charts/ttft.png',
+      'charts/tradeoff.png',
+      'charts/acceptance-length.svg',
+    ]) {
+      expect(existsSync(join(out, f)), f).toBe(true);
+    }
+    const json = JSON.parse(await readFile(join(out, 'compare.json'), 'utf8'));
+    expect(json.schema).toBe('benchgate.compare/1');
+    const csv = await cli(
+      'compare',
+      a,
+      b,
+      '--format',
+      'csv',
+      '--baseline',
+      'fast',
+      '--metric',
+      'ttft_p50',
+      '--iterations',
+      '50',
+    );
+    expect(csv.stdout.split('\n')[1]).toMatch(/^ttft_p50,ms,concurrency,1,c=1,base,false,/);
+  });
+
+  it('reports a single run', async () => {
+    const a = await writeRunDir(root, { name: 'solo', levels: levels(500) });
+    const r = await cli('report', a, '--format', 'markdown');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('| c=4 |');
+  });
+
+  it('gives one clear sentence for a directory that is not a run, and for bad flags', async () => {
+    const r = await cli('compare', tmpdir(), '--iterations', '10');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^benchgate: Expected a benchgate run in .* \[BG_E_RUN_DIR\]\n$/);
+    const f = await cli('report', root, '--format', 'pdf');
+    expect(f.code).toBe(2);
+    expect(f.stderr).toContain('--format expects one of text, markdown, json, csv, html; found "pdf"');
+  });
+
+  it('imports an SGLang JSONL file and refuses a file of the wrong kind', async () => {
+    const file = join(root, 'sglang.jsonl');
+    const line = {
+      backend: 'sglang',
+      dataset_name: 'random',
+      request_rate: 0,
+      max_concurrency: 2,
+      random_input_len: 8,
+      random_output_len: 4,
+      duration: 2,
+      completed: 4,
+      total_input_tokens: 32,
+      total_output_tokens: 16,
+      request_throughput: 2,
+      input_throughput: 16,
+      output_throughput: 8,
+      mean_e2e_latency_ms: 900,
+      median_e2e_latency_ms: 900,
+      std_e2e_latency_ms: 1,
+      p99_e2e_latency_ms: 950,
+      mean_ttft_ms: 100,
+      median_ttft_ms: 100,
+      std_ttft_ms: 1,
+      p99_ttft_ms: 110,
+      mean_tpot_ms: 50,
+      median_tpot_ms: 50,
+      std_tpot_ms: 1,
+      p99_tpot_ms: 60,
+      mean_itl_ms: 50,
+      median_itl_ms: 50,
+      std_itl_ms: 1,
+      p95_itl_ms: 55,
+      p99_itl_ms: 60,
+      concurrency: 1.8,
+      accept_length: null,
+    };
+    await writeFile(file, `${JSON.stringify(line).replace('"request_rate":0', '"request_rate":Infinity')}\n`);
+    const r = await cli('import', file, '--from', 'sglang', '--out', join(root, 'imported'));
+    expect(r.code).toBe(0);
+    const dir = r.stdout.trim();
+    expect(JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')).source.tool).toBe(
+      'sglang-bench-serving',
+    );
+    const report = await cli('report', dir);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain('imported from sglang-bench-serving');
+    const wrong = await cli('import', file, '--from', 'vllm', '--out', join(root, 'imported'));
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('[BG_E_IMPORT]');
+    expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
