@@ -19,7 +19,7 @@ export function uniqueMarker(): string {
 }
 
 /** `benchgate sim` arguments for a fast SGLang-flavoured server; `marker` tags its command line. */
-export function simArgs(port: number, marker: string, extra: string[] = []): string[] {
+export function simArgs(port: number, marker: string, extra: string[] = [], timeScale = 200): string[] {
   return [
     '--import',
     'tsx',
@@ -30,7 +30,7 @@ export function simArgs(port: number, marker: string, extra: string[] = []): str
     '--profile',
     'story-moe-int4-8xpcie',
     '--time-scale',
-    '200',
+    String(timeScale),
     '--load-time',
     '0.3',
     '--port',
@@ -50,13 +50,18 @@ export interface SimConfigInput {
   extra?: string[];
   env?: Record<string, string>;
   readyTimeout?: string;
+  timeScale?: number;
 }
 
 export function simConfig(c: SimConfigInput): NonNullable<PlanInput['configs']>[number] {
   return {
     name: c.name,
     url: `http://127.0.0.1:${c.port}`,
-    launch: { command: [process.execPath], args: simArgs(c.port, c.marker, c.extra), env: c.env ?? {} },
+    launch: {
+      command: [process.execPath],
+      args: simArgs(c.port, c.marker, c.extra, c.timeScale),
+      env: c.env ?? {},
+    },
     ready_timeout: c.readyTimeout ?? '30s',
     stop: { signal: 'SIGTERM', grace: '3s' },
   };
