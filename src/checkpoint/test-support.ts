@@ -4,12 +4,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTargetHttp } from '../client/target-http.js';
 import type { EngineName, VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
+import { LocalHost } from '../hosts/local-host.js';
 import { resolvePlan } from '../plan/load.js';
 import type { PlanInput } from '../plan/schema.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
+import type { CheckContext } from './context.js';
 import type { CheckpointReport, Finding } from './finding.js';
 import { runCheckpoint } from './run.js';
 
@@ -66,3 +69,24 @@ export const failedIds = (r: CheckpointReport): string[] =>
   r.findings.filter((f) => f.required && f.status === 'fail').map((f) => f.id);
 
 export type { EngineName };
+
+/** A check context for checks that need no server (tools, GPUs), on the local host by default. */
+export function ctxFor(input: PlanInput, host: ProcessHost = new LocalHost()): CheckContext {
+  const plan = resolvePlan(input, 'test plan');
+  return {
+    plan,
+    host,
+    http: createTargetHttp('http://127.0.0.1:9'),
+    url: 'http://127.0.0.1:9',
+    headers: {},
+    progress: () => {},
+    reachable: false,
+    healthy: false,
+    engine: null,
+    adapter: null,
+    model: null,
+    live: null,
+    server: null,
+    logs: [],
+  };
+}
