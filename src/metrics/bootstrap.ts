@@ -3,10 +3,11 @@
 // same inputs and seed give the same interval on every machine.
 
 import { seededRng } from '../core/seeded-random.js';
-import { percentileOfSorted, sortAscending } from './percentile.js';
+import { percentileOfSorted, percentilesInPlace } from './percentile.js';
+import { SampleBuffer } from './sample-buffer.js';
 
-/** A statistic of one sample. It may reorder (but must not resize) the array it is given. */
-export type SampleStat = (values: number[]) => number;
+/** A statistic of one sample. It may reorder (e.g. sort in place) the array it is given. */
+export type SampleStat = (values: Float64Array) => number;
 
 export interface BootstrapOptions {
   /** Resamples drawn; 1000-2000 is usual. */
@@ -32,24 +33,25 @@ export interface RatioCI {
 /**
  * Resamples a and b independently with replacement `iterations` times and takes the percentile
  * interval of stat(b*) / stat(a*). Null when either sample is empty or the full-sample ratio is not
- * finite (e.g. stat(a) = 0), because no honest ratio exists then.
+ * finite (e.g. stat(a) = 0), because no honest ratio exists then. The caller's arrays are not modified.
  */
 export function bootstrapRatioCI(
-  a: readonly number[],
-  b: readonly number[],
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
   stat: SampleStat,
   opts: BootstrapOptions,
 ): RatioCI | null {
   if (a.length === 0 || b.length === 0) return null;
   const confidence = opts.confidence ?? 0.95;
-  if (!(confidence > 0 && confidence < 1))
+  if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
-  const ratio = stat([...b]) / stat([...a]);
+  }
+  const ratio = stat(Float64Array.from(b)) / stat(Float64Array.from(a));
   if (!Number.isFinite(ratio)) return null;
   const rng = seededRng(opts.seed);
-  const bufA = new Array<number>(a.length);
-  const bufB = new Array<number>(b.length);
-  const ratios: number[] = [];
+  const bufA = new Float64Array(a.length);
+  const bufB = new Float64Array(b.length);
+  const ratios = new SampleBuffer(opts.iterations);
   for (let i = 0; i < opts.iterations; i++) {
     for (let j = 0; j < a.length; j++) bufA[j] = a[Math.floor(rng() * a.length)]!;
     for (let j = 0; j < b.length; j++) bufB[j] = b[Math.floor(rng() * b.length)]!;
@@ -57,7 +59,7 @@ export function bootstrapRatioCI(
     if (Number.isFinite(r)) ratios.push(r);
   }
   if (ratios.length === 0) return null;
-  const sorted = sortAscending(ratios);
+  const sorted = ratios.view().sort();
   const tail = ((1 - confidence) / 2) * 100;
   const low = percentileOfSorted(sorted, tail);
   const high = percentileOfSorted(sorted, 100 - tail);
@@ -71,11 +73,7 @@ export const meanStat: SampleStat = (values) => {
   return sum / values.length;
 };
 
-/** The p-th percentile (linear interpolation), for use as a bootstrap statistic. */
+/** The p-th percentile (linear interpolation), for use as a bootstrap statistic (reorders its input). */
 export function percentileStat(p: number): SampleStat {
-  return (values) =>
-    percentileOfSorted(
-      values.sort((x, y) => x - y),
-      p,
-    );
+  return (values) => percentilesInPlace(values, [p])[0]!;
 }

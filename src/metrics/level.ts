@@ -1,7 +1,9 @@
 // Turns the raw request records of one load level into its LevelSummary. Pure: no I/O, no clock.
-// Rules: warmup records are excluded from every metric (only counted); failed records are excluded from
-// latency distributions and throughput but counted (requests.failed, errorsByCode, goodput misses, window,
-// achieved concurrency). Definitions: request-latency.ts (latencies), window.ts (measured window, rates,
+// Rules: warmup records are excluded from every metric (only counted); failed records (any error code,
+// BG_E_ABORTED included) are excluded from latency distributions, throughput, peak tokens/s and acceptance
+// but counted (requests.failed, errorsByCode, goodput misses, window, achieved concurrency, reconciliation).
+// Requests cut off at the level's end are reported through `inFlightAtEnd`; pass their records only if they
+// should also count as failed. Definitions: request-latency.ts (latencies), window.ts (measured window, rates,
 // peak, concurrency), goodput.ts, speculative.ts, token-reconciliation.ts, client-limit.ts.
 
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../client/record.js';
@@ -10,6 +12,7 @@ import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
 import { hasAnySlo, meetsSlo } from './goodput.js';
 import { pushChunkItlMs, pushTokenItlMs, requestLatencies } from './request-latency.js';
+import { SampleBuffer } from './sample-buffer.js';
 import { speculativeSummary } from './speculative.js';
 import type { LevelKey, LevelSummary, SloSpec } from './summary.js';
 import { reconcileTokens } from './token-reconciliation.js';
@@ -36,14 +39,14 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
   const failedCount = measured.length - completed.length;
   const window = measuredWindow(measured);
 
-  const ttft: number[] = [];
-  const ttftContent: number[] = [];
-  const e2e: number[] = [];
-  const e2eInclQueue: number[] = [];
-  const queueWait: number[] = [];
-  const tpot: number[] = [];
-  const chunkItl: number[] = [];
-  const tokenItl: number[] = [];
+  const ttft = new SampleBuffer(completed.length);
+  const ttftContent = new SampleBuffer(completed.length);
+  const e2e = new SampleBuffer(completed.length);
+  const e2eInclQueue = new SampleBuffer(completed.length);
+  const queueWait = new SampleBuffer(completed.length);
+  const tpot = new SampleBuffer(completed.length);
+  const chunkItl = new SampleBuffer();
+  const tokenItl = new SampleBuffer();
   let inputTokenSum = 0;
   let outputTokenSum = 0;
   let good = 0;
@@ -78,14 +81,14 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
       warmup: input.records.length - measured.length,
       inFlightAtEnd: input.inFlightAtEnd,
     },
-    ttftMs: distribution(ttft, p),
-    ttftContentMs: distribution(ttftContent, p),
-    chunkItlMs: distribution(chunkItl, p),
-    tokenItlMs: distribution(tokenItl, p),
-    tpotMs: distribution(tpot, p),
-    e2eMs: distribution(e2e, p),
-    e2eInclQueueMs: distribution(e2eInclQueue, p),
-    queueWaitMs: distribution(queueWait, p),
+    ttftMs: distribution(ttft.view(), p),
+    ttftContentMs: distribution(ttftContent.view(), p),
+    chunkItlMs: distribution(chunkItl.view(), p),
+    tokenItlMs: distribution(tokenItl.view(), p),
+    tpotMs: distribution(tpot.view(), p),
+    e2eMs: distribution(e2e.view(), p),
+    e2eInclQueueMs: distribution(e2eInclQueue.view(), p),
+    queueWaitMs: distribution(queueWait.view(), p),
     throughput: {
       requestsPerS: perSecond(completed.length, window),
       inputTokensPerS: perSecond(inputTokenSum, window),

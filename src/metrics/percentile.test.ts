@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { seededRng } from '../core/seeded-random.js';
 import { distribution } from './distribution.js';
-import { percentile, percentileKey, percentileOfSorted } from './percentile.js';
+import { percentile, percentileKey, percentileOfSorted, percentilesInPlace } from './percentile.js';
 
 describe('percentile (linear interpolation between order statistics)', () => {
   it('interpolates between the two nearest order statistics', () => {
@@ -62,5 +63,27 @@ describe('distribution', () => {
     expect(d.max).toBe(9);
     expect(d.percentiles.p50).toBe(4.5);
     expect(d.percentiles['p99.9']).toBeCloseTo(9 - 0.007 * 2, 12);
+  });
+});
+
+describe('percentilesInPlace (selection) agrees with sorting', () => {
+  it('gives exactly the sorted-array answer on random data with ties, for many sizes', () => {
+    const rng = seededRng(42);
+    const ps = [0, 1, 25, 50, 90, 95, 99, 99.9, 100];
+    for (const n of [1, 2, 3, 5, 10, 64, 101, 1000, 5003]) {
+      const values = Array.from({ length: n }, () => Math.floor(rng() * 50) + (rng() < 0.1 ? rng() : 0));
+      const sorted = [...values].sort((a, b) => a - b);
+      const expected = ps.map((p) => percentileOfSorted(sorted, p));
+      expect(percentilesInPlace(Float64Array.from(values), ps)).toEqual(expected);
+    }
+  });
+
+  it('handles all-equal values and percentiles given out of order', () => {
+    expect(percentilesInPlace(new Float64Array(100).fill(3), [99, 1])).toEqual([3, 3]);
+    expect(percentilesInPlace(Float64Array.from([5, 1, 4, 2, 3]), [75, 25])).toEqual([4, 2]);
+  });
+
+  it('returns NaN for each percentile of no samples', () => {
+    expect(percentilesInPlace(new Float64Array(0), [50, 99])).toEqual([NaN, NaN]);
   });
 });

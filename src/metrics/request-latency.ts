@@ -11,6 +11,11 @@
 
 import { outputTokens, type RequestRecord } from '../client/record.js';
 
+/** Where samples go: a plain array or a SampleBuffer. */
+export interface SampleSink {
+  push(value: number): unknown;
+}
+
 export interface RequestLatencies {
   /** Null when the request carried no token. */
   ttftMs: number | null;
@@ -46,12 +51,12 @@ export function chunkTokenCount(carried: number): number {
 }
 
 /** Appends this request's chunk ITL samples (one per gap between token-carrying chunks) to `out`. */
-export function pushChunkItlMs(r: RequestRecord, out: number[]): void {
+export function pushChunkItlMs(r: RequestRecord, out: SampleSink): void {
   for (let i = 1; i < r.chunkMs.length; i++) out.push(r.chunkMs[i]! - r.chunkMs[i - 1]!);
 }
 
 /** Appends this request's token ITL samples (see the header for the exact rule) to `out`. */
-export function pushTokenItlMs(r: RequestRecord, out: number[]): void {
+export function pushTokenItlMs(r: RequestRecord, out: SampleSink): void {
   const n = r.chunkMs.length;
   if (n === 0) return;
   const firstExtra = chunkTokenCount(r.chunkTokens[0] ?? 1) - 1;
