@@ -1,7 +1,7 @@
 // Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), one sweep level
 // (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
 
-import type { CheckpointReport } from '../checkpoint/finding.js';
+import { colorWanted, renderChecklist } from '../checkpoint/render-text.js';
 import { runCheckpoint, targetHeaders } from '../checkpoint/run.js';
 import { readFingerprintCheap } from '../checkpoint/verified-target.js';
 import { createTargetHttp } from '../client/target-http.js';
@@ -16,17 +16,6 @@ import { wantsColor } from '../report/render-text.js';
 import { readRuns } from '../results/read-run.js';
 import { writeArtifacts } from '../results/write-artifacts.js';
 import type { MatrixStages } from './stages.js';
-
-function plainChecklist(report: CheckpointReport, name: string): string {
-  const mark = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
-  const lines = [`Checkpoint: ${name}`];
-  for (const f of report.findings) {
-    const found = f.found !== undefined ? ` — found ${f.found}` : '';
-    const expected = f.status === 'fail' && f.expected ? `, expected ${f.expected}` : '';
-    lines.push(`  ${mark[f.status]} ${f.title}${found}${expected}`);
-  }
-  return lines.join('\n');
-}
 
 export function defaultStages(): MatrixStages {
   return {
@@ -70,6 +59,7 @@ export function defaultStages(): MatrixStages {
         json: JSON.parse(renderFormat(cmp, 'json', { color: false })),
       };
     },
-    renderChecklist: plainChecklist,
+    renderChecklist: (report, name) =>
+      `Checkpoint: ${name}\n${renderChecklist(report, { color: colorWanted(process.stdout) })}`,
   };
 }

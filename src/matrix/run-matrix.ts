@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monoNowMs } from '../core/clock.js';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
@@ -13,7 +14,7 @@ import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
 import { estimateMatrix, renderPlanPreview } from './estimate.js';
 import { type LaunchedServer, launchServer, SERVER_OUTPUT_FILE } from './launch.js';
-import { checkLeftovers } from './leftovers.js';
+import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
 import type { CheckpointOutcome, MatrixStages } from './stages.js';
 import {
   type ConfigFailure,
@@ -312,6 +313,9 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       );
     }
     if (leftovers.message) log(`  ${leftovers.message}`);
+    const group = await checkPreviousGroup(host, st.lastPid, { kill: ctx.killLeftovers ?? false });
+    if (group.message) log(`  ${group.message}`);
+    if (group.pids.length > 0 && !group.killed) warnings.push(group.message ?? '');
     if (!leftovers.free) {
       fail(
         'leftovers',
@@ -343,6 +347,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     switch (ready.kind) {
       case 'ready':
         log(`  ready after ${ready.elapsedS.toFixed(1)} s`);
+        st.measured = { ...st.measured, readyS: ready.elapsedS };
         break;
       case 'exited':
         fail(
@@ -432,6 +437,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       );
       const verified = checkpoint.verifiedTarget;
       const live = server;
+      const levelStartMs = monoNowMs();
       let summary: Awaited<ReturnType<MatrixStages['sweepLevel']>>;
       try {
         summary = await stages.sweepLevel({
@@ -486,6 +492,10 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         );
       }
       st.completedLevels = [...st.completedLevels, idx].sort((a, b) => a - b);
+      st.measured = {
+        ...st.measured,
+        levelS: { ...st.measured?.levelS, [idx]: (monoNowMs() - levelStartMs) / 1000 },
+      };
       await save();
     }
   } catch (e) {

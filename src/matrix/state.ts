@@ -33,6 +33,8 @@ export interface ConfigState {
   failure: ConfigFailure | null;
   /** Levels thrown away because the configuration changed (kept on disk under superseded/). */
   supersededRuns: string[];
+  /** Measured seconds (launch → ready, and per level index), used to estimate the next run's duration. */
+  measured?: { readyS?: number; levelS?: Record<number, number> };
 }
 
 export interface MatrixState {

@@ -28,7 +28,9 @@ export async function tearDown(
   let escalated = false;
   if (!alreadyDead) {
     if (opts.command) {
-      await host.exec(['sh', '-c', opts.command], { timeoutMs: opts.graceS * 1000 }).catch(() => undefined);
+      // Like launch commands, a stop command is split on whitespace and run without a shell.
+      const argv = opts.command.trim().split(/\s+/);
+      await host.exec(argv, { timeoutMs: opts.graceS * 1000 }).catch(() => undefined);
     } else {
       await proc.kill(opts.signal);
     }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { planSchema } from '../plan/schema.js';
+import { resolveConfig } from './config-plan.js';
+import { estimateMatrix, renderPlanPreview, timeScaleOf } from './estimate.js';
+
+const plan = planSchema.parse({
+  name: 'p',
+  workload: { output_tokens: { fixed: 100 } },
+  load: { kind: 'concurrency', levels: [1, 10], requests: 20 },
+  configs: [
+    { name: 'a', url: 'http://127.0.0.1:1', launch: { command: 'server --time-scale 10' } },
+    { name: 'b', url: 'http://127.0.0.1:2', launch: { command: 'server' } },
+  ],
+});
+const configs = plan.configs!.map((c) => resolveConfig(plan, c, 'p.yaml'));
+
+describe('plan preview estimate', () => {
+  it('derives level durations from level sizes, output tokens and the simulator time scale', () => {
+    const [a, b] = estimateMatrix({ plan, configs });
+    // b: ready 60 s + c=1: 20 requests × 100 tokens × 20 ms = 40 s + c=10: 2 waves × 2 s = 4 s
+    expect(b.estimatedS).toBeCloseTo(104, 6);
+    expect(a.estimatedS).toBeCloseTo(10.4, 6);
+    expect(b.requestsToRun).toBe(40);
+    expect(timeScaleOf(['x', '--time-scale', 'oops'])).toBe(1);
+  });
+
+  it('prefers a previous run’s measured figures and skips completed levels', () => {
+    const [a] = estimateMatrix({
+      plan,
+      configs,
+      completedLevels: { a: [0] },
+      measured: { a: { readyS: 3, levelS: { 1: 7 } } },
+    });
+    expect(a.levelsToRun).toEqual([1]);
+    expect(a.estimatedS).toBe(10);
+    expect(a.basis).toBe('previous run');
+    const text = renderPlanPreview(plan, [a]).join('\n');
+    expect(text).toContain('a: levels 10; 20 requests; ~10 s (previous run)');
+  });
+});
