@@ -2,6 +2,7 @@
 
 import { levelLabel } from './levels.js';
 import { METRICS } from './metric-catalog.js';
+import { flagNote } from './table-model.js';
 import type { Comparison } from './types.js';
 
 export function csvField(v: string | number | boolean | null): string {
@@ -33,9 +34,7 @@ export function renderCsv(cmp: Comparison): string {
   for (const m of cmp.metrics) {
     for (const row of cmp.levels) {
       for (const cell of row.cells[m] ?? []) {
-        const flags = Object.entries(row.flags)
-          .flatMap(([run, fs]) => fs.map((f) => `${f.flag}: ${run}`))
-          .join('; ');
+        const flags = flagNote(row);
         lines.push(
           [
             m,

@@ -4,7 +4,7 @@
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
-import { bootstrapNote, metricTables } from './table-model.js';
+import { bootstrapNote, exclusionNote, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 
 const CSS = `
@@ -62,8 +62,10 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
 
   if (cmp.runs.length > 1) {
     h.push('<h2 id="verdicts">Verdicts</h2>');
-    if (cmp.verdicts.length === 0) h.push('<p class="muted">None: no usable common level.</p>');
-    else h.push(`<ol class="verdicts">${cmp.verdicts.map((v) => `<li>${esc(v.text)}</li>`).join('')}</ol>`);
+    const excluded = exclusionNote(cmp);
+    if (excluded) h.push(`<div class="note">${esc(excluded)}</div>`);
+    if (cmp.verdicts.length > 0)
+      h.push(`<ol class="verdicts">${cmp.verdicts.map((v) => `<li>${esc(v.text)}</li>`).join('')}</ol>`);
     if (cmp.crossovers.length)
       h.push(
         '<h2 id="crossovers">Crossovers</h2>',

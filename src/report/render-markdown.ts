@@ -1,6 +1,6 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
-import { bootstrapNote, metricTables } from './table-model.js';
+import { bootstrapNote, exclusionNote, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 
 /** Escapes the characters that would break a Markdown table cell or inject markup. */
@@ -21,7 +21,8 @@ export function renderMarkdown(cmp: Comparison): string {
   if (cmp.comparabilityWarnings.length)
     out.push('', ...cmp.comparabilityWarnings.map((w) => `> **Warning:** ${mdEscape(w)}`));
   out.push('', '## Verdicts', '');
-  if (cmp.verdicts.length === 0) out.push('_None: a single run, or no usable common level._');
+  const excluded = exclusionNote(cmp);
+  if (excluded) out.push(`_${mdEscape(excluded)}_`, '');
   for (const [i, v] of cmp.verdicts.entries()) out.push(`${i + 1}. ${mdEscape(v.text)}`);
   if (cmp.crossovers.length) {
     out.push('', '## Crossovers', '');

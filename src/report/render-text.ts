@@ -2,7 +2,7 @@
 // Colour only when asked (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
 
 import { createColors } from 'picocolors';
-import { bootstrapNote, metricTables, type TableCell } from './table-model.js';
+import { bootstrapNote, exclusionNote, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
 
 export interface TextOptions {
@@ -37,7 +37,8 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
   for (const w of cmp.comparabilityWarnings) out.push(c.yellow(c.bold(`WARNING: ${w}`)));
   if (cmp.comparabilityWarnings.length) out.push('');
   out.push(c.bold('Verdicts'));
-  if (cmp.verdicts.length === 0) out.push('  (none: a single run, or no usable common level)');
+  const excluded = exclusionNote(cmp);
+  if (excluded) out.push(c.yellow(`  ${excluded}`));
   for (const [i, v] of cmp.verdicts.entries()) out.push(`  ${i + 1}. ${v.text}`);
   if (cmp.crossovers.length) {
     out.push('', c.bold('Crossovers'));

@@ -23,11 +23,32 @@ export function cellTone(cell: Cell, higherIsBetter: boolean): TableCell['tone']
   return cell.ratio > 1 === higherIsBetter ? 'better' : 'worse';
 }
 
+/** "client-limited: a, b; invalid: c" ("all runs" when every run has the flag). */
 export function flagNote(row: LevelRow): string {
-  const parts: string[] = [];
-  for (const [run, flags] of Object.entries(row.flags))
-    for (const f of flags) parts.push(`${f.flag}: ${run}`);
-  return parts.join('; ');
+  const byFlag = new Map<string, string[]>();
+  const runs = Object.keys(row.flags);
+  for (const [run, flags] of Object.entries(row.flags)) {
+    for (const f of flags) byFlag.set(f.flag, [...(byFlag.get(f.flag) ?? []), run]);
+  }
+  return [...byFlag]
+    .map(
+      ([flag, who]) =>
+        `${flag}: ${who.length === runs.length && runs.length > 1 ? 'all runs' : who.join(', ')}`,
+    )
+    .join('; ');
+}
+
+/** Why there are no verdicts, or which levels the verdicts leave out; null when every level counts. */
+export function exclusionNote(cmp: Comparison): string | null {
+  if (cmp.runs.length < 2) return 'A single run: no verdicts.';
+  const common = cmp.levels.filter(
+    (l) => !Object.values(l.flags).some((fs) => fs.some((f) => f.flag === 'missing')),
+  );
+  const excluded = common.filter((l) => !l.usable);
+  if (excluded.length === 0) return null;
+  const list = excluded.map((l) => `${l.label} (${flagNote(l)})`).join('; ');
+  if (excluded.length === common.length) return `No verdicts: every common level is excluded: ${list}.`;
+  return `Excluded from verdicts: ${list}.`;
 }
 
 export function cellText(cell: Cell): string {
