@@ -164,6 +164,18 @@ configs:
     ]);
   });
 
+  it('explains a malformed config expectation and token length by what each accepts', async () => {
+    const path = await planFile(
+      'expect.yaml',
+      'expect:\n  config:\n    tp_size: { gte: 8 }\nworkload:\n  output_tokens: 128\n  input_tokens: { uniform: [1] }\n',
+    );
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:3:14 expect.config.tp_size: expected an expectation: a bare value (must equal it) or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }; found a mapping`,
+      `${path}:5:18 workload.output_tokens: expected a token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1); found a whole number`,
+      `${path}:6:28 workload.input_tokens.uniform: needs at least 2 items`,
+    ]);
+  });
+
   it('rejects open-loop options that do not fit the arrival process, and a zero duration', async () => {
     const path = await planFile(
       'rate.yaml',
@@ -263,6 +275,19 @@ describe('resolvePlan (plans built from flags)', () => {
     expect(plan.name).toBe('bench');
     expect(plan.load.levels).toEqual([1, 8]);
     expect(plan.workload.output_tokens).toEqual({ fixed: 256 });
+  });
+
+  it('says a flag value that did not parse as a number is not a number', () => {
+    try {
+      resolvePlan({ load: { levels: [Number.NaN] } }, 'command line', {
+        flags: { 'load.levels': '--concurrency' },
+      });
+      throw new Error('expected an error');
+    } catch (e) {
+      expect((e as BenchgateError).details).toEqual([
+        'command line --concurrency (load.levels[0]): expected a number, found not a number',
+      ]);
+    }
   });
 
   it('names the flag that set a bad value, and the key when no flag did', () => {

@@ -41,7 +41,10 @@ export function describeFound(value: unknown): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return 'text';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number')
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'not a number';
+    if (!Number.isFinite(value)) return 'an infinite number';
     return Number.isInteger(value) ? 'a whole number' : 'a number with a fraction';
+  }
   return typeof value;
 }

@@ -41,7 +41,7 @@ export const tokenLengthSchema = z
       .strict(),
   ])
   .describe(
-    'Token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).',
+    'A token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).',
   );
 
 export const targetSchema = z
@@ -190,7 +190,7 @@ export const expectationSchema = z
     z.object({ absent: z.literal(true).describe('The key must not be present.') }).strict(),
   ])
   .describe(
-    'A bare value means equals; or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }.',
+    'An expectation: a bare value (must equal it) or one of { equals }, { one_of: [...] }, { ">=": n }, { "<=": n }, { regex }, { present: true }, { absent: true }.',
   );
 
 export const logExpectationSchema = z
