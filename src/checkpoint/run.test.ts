@@ -167,7 +167,7 @@ describe('checkpoint against the simulated SGLang', () => {
         drift = await readFingerprintCheap(args);
       }
       expect(drift.valid).toBe(false);
-      expect(drift.reasons.join(' ')).toMatch(/restarted/);
+      expect(drift.reasons.join(' ')).toMatch(/restart/);
     } finally {
       await r.sim.close();
     }
