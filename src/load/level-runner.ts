@@ -9,6 +9,7 @@
 // recorded like any other (they were sent inside the window); their number is `inFlightAtEnd`.
 // On interrupt (signal) in-flight requests are aborted and NOT recorded: only complete records count.
 
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../client/record.js';
 import type { LevelKey } from '../metrics/summary.js';
@@ -96,6 +97,7 @@ interface PhaseState {
 export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   const { shape } = opts;
   const stop = new AbortController(); // aborts in-flight requests on interrupt
+  setMaxListeners(0, stop.signal); // one listener per in-flight request
   const onInterrupt = (): void => stop.abort();
   opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   const state: PhaseState = { records: [], abortedByInterrupt: 0 };

@@ -15,7 +15,12 @@ import { action, parsePositive } from '../action.js';
 export function selfArgv(): string[] {
   const main = fileURLToPath(new URL('../main.js', import.meta.url));
   if (import.meta.url.endsWith('.ts')) {
-    return [process.execPath, '--import', 'tsx', fileURLToPath(new URL('../main.ts', import.meta.url))];
+    return [
+      process.execPath,
+      '--import',
+      import.meta.resolve('tsx'),
+      fileURLToPath(new URL('../main.ts', import.meta.url)),
+    ];
   }
   return [process.execPath, main];
 }

@@ -2,10 +2,11 @@
 // config, then compare). Wiring only: flags → runMatrix, results → stdout, progress → stderr.
 
 import type { Command } from 'commander';
-import { BenchgateError } from '../../core/errors.js';
+import { silentProgress, ttyProgress } from '../../load/progress.js';
 import { defaultStages } from '../../matrix/default-stages.js';
 import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
+import { runSingle } from '../../matrix/single-run.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../../matrix/terminal.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { action } from '../action.js';
@@ -41,13 +42,32 @@ export function registerRun(program: Command): void {
     .action(
       action(async (planPath: string, flags: RunFlags) => {
         const plan = await loadPlanFile(planPath);
-        if (!plan.configs || plan.configs.length === 0) {
-          throw new BenchgateError(
-            'BG_E_USAGE',
-            `benchgate run expects a plan with configs: (servers to launch); ${planPath} has none — use benchgate check and benchgate bench for an already running server.`,
-          );
-        }
         const io = matrixConsole({ json: flags.json ?? false });
+        if (!plan.configs || plan.configs.length === 0) {
+          // No servers to launch: checkpoint + sweep + report against the running target.
+          return withInterrupt(async (signal) => {
+            const r = await runSingle({
+              plan,
+              planPath,
+              stages: defaultStages(),
+              signal,
+              progress: flags.json || !process.stderr.isTTY ? silentProgress : ttyProgress(),
+              print: io.print,
+              onProgress: io.progress,
+              json: flags.json ?? false,
+            });
+            if (flags.json)
+              process.stdout.write(
+                `${JSON.stringify({ runDir: r.runDir, comparison: r.comparison?.json ?? null }, null, 2)}\n`,
+              );
+            else {
+              if (r.comparison) io.print(r.comparison.text);
+              io.print(`run directory: ${r.runDir}`);
+              if (r.comparison?.htmlPath) io.print(`HTML report: ${r.comparison.htmlPath}`);
+            }
+            return r.interrupted ? 130 : 0;
+          });
+        }
         return withInterrupt(async (signal) => {
           const result = await runMatrix({
             plan,

@@ -8,10 +8,12 @@ import { type Plan, type PlanInput, planSchema } from '../../plan/schema.js';
 
 export const MAIN_TS = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** tsx's loader as an absolute URL, so a child started from any working directory finds it. */
+export const TSX_LOADER = import.meta.resolve('tsx');
 
 /** argv that runs this checkout's benchgate CLI from source. */
 export function benchgateArgv(): string[] {
-  return [process.execPath, '--import', 'tsx', MAIN_TS];
+  return [process.execPath, '--import', TSX_LOADER, MAIN_TS];
 }
 
 export function uniqueMarker(): string {
@@ -22,7 +24,7 @@ export function uniqueMarker(): string {
 export function simArgs(port: number, marker: string, extra: string[] = [], timeScale = 200): string[] {
   return [
     '--import',
-    'tsx',
+    TSX_LOADER,
     MAIN_TS,
     'sim',
     '--flavor',
