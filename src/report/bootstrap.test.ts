@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../core/seeded-random.js';
-import { bootstrapRatioCI, quantileOf } from './bootstrap.js';
+import { bootstrapRatioCI, quantileInPlace, quantileOf, sortedQuantile } from './bootstrap.js';
 
-const mean = (s: readonly number[]) => s.reduce((a, b) => a + b, 0) / s.length;
+const mean = (s: ArrayLike<number>) => Array.from(s).reduce((a, b) => a + b, 0) / s.length;
 
 function normalSample(n: number, mu: number, sigma: number, seed: number): number[] {
   const rng = seededRng(seed);
   return Array.from({ length: n }, () => mu + sigma * normal(rng));
 }
+
+describe('quantileInPlace', () => {
+  it('matches the sorted linear-interpolation quantile for every q and size, ties included', () => {
+    const rng = seededRng(9);
+    for (const n of [1, 2, 3, 10, 101]) {
+      const values = Array.from({ length: n }, () => Math.round(rng() * 20));
+      const sorted = Float64Array.from(values).sort();
+      for (const q of [0, 0.01, 0.5, 0.9, 0.99, 1]) {
+        expect(quantileInPlace(Float64Array.from(values), n, q)).toBeCloseTo(sortedQuantile(sorted, q), 12);
+      }
+    }
+  });
+});
 
 describe('bootstrapRatioCI', () => {
   it('gives the same interval for the same seed and a different one for another seed', () => {

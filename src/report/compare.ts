@@ -4,7 +4,7 @@
 
 import { BenchgateError } from '../core/errors.js';
 import type { LevelSummary } from '../metrics/summary.js';
-import { bootstrapRatioCI } from './bootstrap.js';
+import { bootstrapRatioByIndex } from './bootstrap.js';
 import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
@@ -106,13 +106,13 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
         const ratio = value / baseValue;
         let ci: Cell['ci'] = null;
         let significant: boolean | null = null;
-        if (spec.supported(baseValues) && spec.supported(own)) {
-          const res = bootstrapRatioCI(
-            baseValues,
-            own,
-            { baseline: spec.statistic(baseLevel, baseValues), other: spec.statistic(l, own) },
-            { iterations, seed: cellSeed(seed, levelId(key), m, run.name) },
-          );
+        const statA = spec.statistic(baseLevel, baseValues);
+        const statB = spec.statistic(l, own);
+        if (statA && statB) {
+          const res = bootstrapRatioByIndex(baseValues.length, own.length, statA, statB, {
+            iterations,
+            seed: cellSeed(seed, levelId(key), m, run.name),
+          });
           if (res) {
             ci = { low: res.low, high: res.high };
             significant = res.significant;

@@ -2,7 +2,7 @@
 // value, and the per-request statistic the bootstrap resamples to get a CI on the ratio.
 
 import type { LevelSummary } from '../metrics/summary.js';
-import { quantileOf } from './bootstrap.js';
+import { type IndexStatistic, quantileInPlace } from './bootstrap.js';
 import type { RequestValues } from './request-values.js';
 import type { MetricId } from './types.js';
 
@@ -18,15 +18,10 @@ export interface MetricSpec {
   inVerdicts: boolean;
   value(level: LevelSummary): number | null;
   /**
-   * Builds the statistic over (re)samples of per-request values; `level` and the full sample give fixed
-   * context (the measured window, the achieved concurrency).
+   * The statistic over resamples (index arrays into `values`), with the level's fixed context (its measured
+   * window, its achieved concurrency). null when the records cannot support it (e.g. no verify-step counts).
    */
-  statistic(
-    level: LevelSummary,
-    full: readonly RequestValues[],
-  ): (sample: readonly RequestValues[]) => number;
-  /** Whether the per-request values can support the statistic at all. */
-  supported(sample: readonly RequestValues[]): boolean;
+  statistic(level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null;
 }
 
 const pct = (d: { percentiles: Record<string, number> } | null, key: string): number | null => {
@@ -35,37 +30,44 @@ const pct = (d: { percentiles: Record<string, number> } | null, key: string): nu
 };
 
 /**
- * Throughput under resampling: Σ tokens / Σ request seconds × C, where C = (Σ request seconds of the full
+ * Throughput under resampling: Σ count / Σ request seconds × C, where C = (Σ request seconds of the full
  * sample) / window is the level's achieved concurrency, held fixed. On the full sample this equals
- * Σ tokens / window; across resamples it varies with per-request speed.
+ * Σ count / window; across resamples it varies with per-request speed.
  */
 const throughputStatistic =
-  (count: (v: RequestValues) => number) => (level: LevelSummary, full: readonly RequestValues[]) => {
-    const fullSeconds = full.reduce((a, v) => a + v.e2eMs / 1000, 0);
-    return (sample: readonly RequestValues[]): number => {
+  (count: (v: RequestValues) => number) =>
+  (level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null => {
+    if (values.length === 0 || !(level.windowS > 0)) return null;
+    const counts = Float64Array.from(values, count);
+    const seconds = Float64Array.from(values, (v) => v.e2eMs / 1000);
+    const fullSeconds = seconds.reduce((a, b) => a + b, 0);
+    return (idx) => {
       let num = 0;
       let sec = 0;
-      for (const v of sample) {
-        num += count(v);
-        sec += v.e2eMs / 1000;
+      for (let i = 0; i < idx.length; i++) {
+        num += counts[idx[i]];
+        sec += seconds[idx[i]];
       }
       return ((num / sec) * fullSeconds) / level.windowS;
     };
   };
 
+/** Quantile of a per-request value; requests without the value (e.g. 1-token TPOT) are left out of each resample. */
 const latencyQuantile =
   (pick: (v: RequestValues) => number | null, q: number) =>
-  (_level: LevelSummary, _full: readonly RequestValues[]) =>
-  (sample: readonly RequestValues[]): number => {
-    const xs: number[] = [];
-    for (const v of sample) {
-      const x = pick(v);
-      if (x !== null) xs.push(x);
-    }
-    return quantileOf(xs, q);
+  (_level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null => {
+    const column = Float64Array.from(values, (v) => pick(v) ?? Number.NaN);
+    if (!column.some((x) => !Number.isNaN(x))) return null;
+    const scratch = new Float64Array(column.length);
+    return (idx) => {
+      let n = 0;
+      for (let i = 0; i < idx.length; i++) {
+        const x = column[idx[i]];
+        if (!Number.isNaN(x)) scratch[n++] = x;
+      }
+      return quantileInPlace(scratch, n, q);
+    };
   };
-
-const always = (s: readonly RequestValues[]) => s.length > 0;
 
 export const METRICS: Record<MetricId, MetricSpec> = {
   output_throughput: {
@@ -77,7 +79,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => l.throughput.outputTokensPerS,
     statistic: throughputStatistic((v) => v.outputTokens),
-    supported: always,
   },
   request_throughput: {
     id: 'request_throughput',
@@ -88,7 +89,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => l.throughput.requestsPerS,
     statistic: throughputStatistic(() => 1),
-    supported: always,
   },
   ttft_p50: {
     id: 'ttft_p50',
@@ -99,7 +99,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.ttftMs, 'p50'),
     statistic: latencyQuantile((v) => v.ttftMs, 0.5),
-    supported: always,
   },
   ttft_p99: {
     id: 'ttft_p99',
@@ -110,7 +109,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.ttftMs, 'p99'),
     statistic: latencyQuantile((v) => v.ttftMs, 0.99),
-    supported: always,
   },
   tpot_p50: {
     id: 'tpot_p50',
@@ -121,7 +119,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.tpotMs, 'p50'),
     statistic: latencyQuantile((v) => v.tpotMs, 0.5),
-    supported: (s) => s.some((v) => v.tpotMs !== null),
   },
   tpot_p99: {
     id: 'tpot_p99',
@@ -132,7 +129,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.tpotMs, 'p99'),
     statistic: latencyQuantile((v) => v.tpotMs, 0.99),
-    supported: (s) => s.some((v) => v.tpotMs !== null),
   },
   e2e_p50: {
     id: 'e2e_p50',
@@ -143,7 +139,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.e2eMs, 'p50'),
     statistic: latencyQuantile((v) => v.e2eMs, 0.5),
-    supported: always,
   },
   e2e_p99: {
     id: 'e2e_p99',
@@ -154,7 +149,6 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     inVerdicts: true,
     value: (l) => pct(l.e2eMs, 'p99'),
     statistic: latencyQuantile((v) => v.e2eMs, 0.99),
-    supported: always,
   },
   acceptance_length: {
     id: 'acceptance_length',
@@ -164,16 +158,21 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'acceptance length',
     inVerdicts: false,
     value: (l) => l.speculative?.acceptanceLength ?? null,
-    statistic: () => (s) => {
-      let tok = 0;
-      let steps = 0;
-      for (const v of s) {
-        tok += v.outputTokens;
-        steps += v.specVerifySteps ?? 0;
-      }
-      return tok / steps;
+    statistic: (_l, values) => {
+      if (values.length === 0 || !values.every((v) => v.specVerifySteps !== null && v.specVerifySteps > 0))
+        return null;
+      const tokens = Float64Array.from(values, (v) => v.outputTokens);
+      const steps = Float64Array.from(values, (v) => v.specVerifySteps ?? 0);
+      return (idx) => {
+        let tok = 0;
+        let st = 0;
+        for (let i = 0; i < idx.length; i++) {
+          tok += tokens[idx[i]];
+          st += steps[idx[i]];
+        }
+        return tok / st;
+      };
     },
-    supported: (s) => s.length > 0 && s.every((v) => v.specVerifySteps !== null && v.specVerifySteps > 0),
   },
 };
 
