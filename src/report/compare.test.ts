@@ -57,12 +57,39 @@ describe('compareRuns', () => {
   it('finds the crossover where top-k 1 stops beating the baseline', () => {
     const v = cmp.verdicts.find((x) => x.run === 'eagle3-topk1-v2' && x.metric === 'output_throughput')!;
     expect(v.text).toContain(
-      'is faster than baseline (output throughput) at every concurrency <= 4, slower at concurrency 16',
+      'eagle3-topk1-v2 is faster than baseline (output throughput) up to concurrency 4, slower from 16 (+25% at 4, CI',
     );
     const x = cmp.crossovers.find((c) => c.run === 'eagle3-topk1-v2' && c.metric === 'output_throughput')!;
     expect(x.from.value).toBe(4);
     expect(x.to.value).toBe(16);
     expect(x.direction).toBe('better-to-worse');
+  });
+
+  it('words a clean split as "up to X, slower from Y", as for open-loop rate levels', () => {
+    const rate = (name: string, f: (r: number) => number): LoadedRun => {
+      const run = loaded({
+        name,
+        levels: [1, 2, 4].map((c) => ({
+          concurrency: c,
+          specs: specs(N, { e2eMs: 1000 * f(c), ttftMs: 100 * f(c) }),
+        })),
+      });
+      for (const l of run.summary.levels)
+        l.level = { kind: 'rate', value: l.level.value / 2, maxConcurrency: 64 };
+      return run;
+    };
+    const c = compareRuns([rate('base', () => 1), rate('v2', (r) => (r <= 2 ? 0.8 : 1.25))], {
+      iterations: 200,
+    });
+    expect(c.levels.map((l) => l.label)).toEqual([
+      '0.5 req/s (cap 64)',
+      '1 req/s (cap 64)',
+      '2 req/s (cap 64)',
+    ]);
+    const v = c.verdicts.find((x) => x.metric === 'output_throughput')!;
+    expect(v.text).toMatch(
+      /^v2 is faster than base \(output throughput\) up to rate 1 req\/s, slower from 2 req\/s \(\+25% at 0\.5, CI .*; -20% at 2, CI .*\)\.$/,
+    );
   });
 
   it('orders verdicts most important first: significant throughput findings lead', () => {

@@ -123,9 +123,19 @@ export function verdictFor(
     const [early, late] = betterFirst ? [better, worse] : [worse, better];
     const earlyWord = isThroughput ? (betterFirst ? 'faster' : 'slower') : adjective(metric, betterFirst);
     const lateWord = isThroughput ? (betterFirst ? 'slower' : 'faster') : adjective(metric, !betterFirst);
+    // a clean split (early group is a prefix, late group the suffix) reads "up to X, … from Y"
+    const isPrefix = early.every((p, i) => pts[i] === p);
+    const isSuffix = late.every((p, i) => pts[pts.length - late.length + i] === p);
+    const dim = pts[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
+    const unit = dim === 'rate' ? ' req/s' : '';
+    const earlyWhere =
+      isPrefix && isSuffix
+        ? `up to ${dim} ${early[early.length - 1].level.value}${unit}`
+        : `at ${where(early, pts)}`;
+    const lateWhere = isPrefix && isSuffix ? `from ${late[0].level.value}${unit}` : `at ${where(late, pts)}`;
     const text =
-      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${spec.noun})` : ''} at ` +
-      `${where(early, pts)}, ${lateWord} at ${where(late, pts)} ` +
+      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${spec.noun})` : ''} ` +
+      `${earlyWhere}, ${lateWord} ${lateWhere} ` +
       `(${evidence(largest(early))}; ${evidence(largest(late))}).`;
     return { run, metric, weight: weight(true, Math.max(magnitude(better), magnitude(worse))), text };
   }
