@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { redactDeep, redactString } from './redact.js';
+
+describe('redaction', () => {
+  it('removes header values, secret-named keys and known secret values, but keeps api_key_env', () => {
+    const out = redactDeep(
+      {
+        target: {
+          url: 'http://user:pw@host:1/x?api_key=abc123&y=1',
+          headers: { 'X-Custom': 'plain' },
+          api_key_env: 'MY_KEY',
+        },
+        note: 'server said: bad key mysecretvalue',
+        token: 'anything',
+      },
+      ['mysecretvalue'],
+    );
+    expect(out.target.headers['X-Custom']).toBe('<redacted>');
+    expect(out.target.api_key_env).toBe('MY_KEY');
+    expect(out.target.url).toBe('http://<redacted>@host:1/x?api_key=<redacted>&y=1');
+    expect(out.note).toBe('server said: bad key <redacted>');
+    expect(out.token).toBe('<redacted>');
+  });
+
+  it('removes bearer tokens and key-shaped strings from free text', () => {
+    expect(redactString('Authorization: Bearer abcdef123456')).toBe('Authorization: Bearer <redacted>');
+    expect(redactString('key sk-proj-ABCDEFGH12345 and hf_abcdefghijkl')).toBe(
+      'key <redacted> and <redacted>',
+    );
+    expect(redactString('nothing secret here')).toBe('nothing secret here');
+  });
+});
