@@ -182,7 +182,7 @@ configs:
       'load:\n  kind: rate\n  levels: [2.5]\n  burstiness: 2\n  duration: 0s\n',
     );
     expect((await failure(() => loadPlanFile(path))).details).toEqual([
-      `${path}:4:3 load.burstiness: burstiness applies only to arrival: gamma`,
+      `${path}:4:3 load.burstiness: burstiness applies only to arrival: gamma (1, the default, means Poisson)`,
       `${path}:5:13 load.duration: must be longer than 0 seconds`,
     ]);
   });
@@ -288,6 +288,21 @@ describe('resolvePlan (plans built from flags)', () => {
         'command line --concurrency (load.levels[0]): expected a number, found not a number',
       ]);
     }
+  });
+
+  it('accepts a plan that was already loaded and resolved, unchanged (plan file + flags)', async () => {
+    const closed = await planFile('closed.yaml', 'load: { levels: [1, 4], requests: 10 }\n');
+    const open = await planFile('open.yaml', 'load: { kind: rate, levels: [0.5], max_concurrency: 8 }\n');
+    for (const path of [closed, open]) {
+      const plan = await loadPlanFile(path);
+      expect(resolvePlan(plan, `${path} + flags`)).toEqual(plan);
+    }
+  });
+
+  it('still rejects a non-default open-loop option with kind: concurrency', () => {
+    expect(() => resolvePlan({ load: { levels: [2], arrival: 'gamma' } }, 'flags')).toThrow(
+      /invalid: 1 error/,
+    );
   });
 
   it('names the flag that set a bad value, and the key when no flag did', () => {

@@ -45,8 +45,10 @@ function loadProblems(load: Raw): PlanProblem[] {
         });
       }
     });
+    // Values equal to the schema defaults are accepted, so an already-resolved plan validates again unchanged.
+    const openLoopOnly = { arrival: 'poisson', burstiness: 1, max_concurrency: undefined } as const;
     for (const key of ['arrival', 'burstiness', 'max_concurrency'] as const) {
-      if (load[key] !== undefined) {
+      if (load[key] !== undefined && load[key] !== openLoopOnly[key]) {
         out.push({
           path: ['load', key],
           message: `${key} applies only to kind: rate (open loop); with kind: concurrency the level itself fixes the requests in flight`,
@@ -54,10 +56,15 @@ function loadProblems(load: Raw): PlanProblem[] {
         });
       }
     }
-  } else if (kind === 'rate' && load.burstiness !== undefined && (load.arrival ?? 'poisson') !== 'gamma') {
+  } else if (
+    kind === 'rate' &&
+    load.burstiness !== undefined &&
+    load.burstiness !== 1 &&
+    (load.arrival ?? 'poisson') !== 'gamma'
+  ) {
     out.push({
       path: ['load', 'burstiness'],
-      message: 'burstiness applies only to arrival: gamma',
+      message: 'burstiness applies only to arrival: gamma (1, the default, means Poisson)',
       anchor: 'key',
     });
   }
