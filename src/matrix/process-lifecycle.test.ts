@@ -7,7 +7,7 @@ import { openHost } from '../hosts/open-host.js';
 import type { ResolvedConfig } from './config-plan.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { launchServer } from './launch.js';
-import { checkLeftovers } from './leftovers.js';
+import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 import { tearDown } from './teardown.js';
 import { writeToyServer } from './test-support/toy-server.js';
@@ -154,5 +154,24 @@ describe('leftovers holding the port', () => {
     expect(killed.killed).toEqual([s.proc.pid]);
     await s.proc.exited;
     expect(alive(s.proc.pid)).toBe(false);
+  });
+});
+
+describe('leftovers of a previous launch that do not hold the port', () => {
+  it('reports the surviving members of the previous process group, and --kill-leftovers ends them', async () => {
+    const c = await toyConfig('child');
+    const s = await launchServer(host, c, dir);
+    expect((await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log })).kind).toBe(
+      'ready',
+    );
+    // the server itself dies; its SIGTERM-ignoring child stays behind in the group
+    process.kill(s.proc.pid, 'SIGKILL');
+    await s.proc.exited;
+    const seen = await checkPreviousGroup(host, s.proc.pid, { kill: false });
+    expect(seen.pids.length).toBe(1);
+    expect(seen.message).toContain('toy-child-marker');
+    const ended = await checkPreviousGroup(host, s.proc.pid, { kill: true });
+    expect(ended.killed).toBe(true);
+    expect(await processGroupMembers(host, s.proc.pid)).toEqual([]);
   });
 });
