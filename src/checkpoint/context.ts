@@ -1,6 +1,7 @@
 // What every check reads and what earlier checks learned (engine, live config, server process, logs),
 // passed along by the runner so each check stays a small function returning findings.
 
+import { hostname, networkInterfaces } from 'node:os';
 import type { EngineAdapter, EngineName, LiveReading, LogReading, TargetHttp } from '../engines/types.js';
 import type { ProcessHost, ProcessInfo } from '../hosts/host.js';
 import type { Plan } from '../plan/schema.js';
@@ -56,4 +57,38 @@ export function excerpt(text: string, max = 300): string {
 export function targetPort(url: string): number {
   const u = new URL(url);
   return u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+}
+
+/** The URL without user info, query or fragment, safe for evidence, logs and manifests. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
+/** True when the URL's host is this machine (loopback, wildcard, the host name or a local interface address). */
+export function isThisMachine(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (
+    host === 'localhost' ||
+    host === '0.0.0.0' ||
+    host === '::' ||
+    host === '::1' ||
+    host.startsWith('127.')
+  )
+    return true;
+  if (host === hostname()) return true;
+  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((i) => i.address === host));
 }

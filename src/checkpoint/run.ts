@@ -18,7 +18,7 @@ import { checkResultsDir } from './checks/results-dir.js';
 import { checkServerProcess } from './checks/server-process.js';
 import { checkSmoke } from './checks/smoke-check.js';
 import { checkTools } from './checks/tools.js';
-import { type CheckContext, finding } from './context.js';
+import { type CheckContext, displayUrl, finding } from './context.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
 import { buildVerifiedTarget, METRICS_START_KEY, readMetricsStartTimeS } from './verified-target.js';
 
@@ -60,9 +60,11 @@ export async function runCheckpoint(
   opts: RunCheckpointOptions,
 ): Promise<{ report: CheckpointReport; verifiedTarget: VerifiedTarget | null }> {
   const { plan } = opts;
-  const url = (plan.target.url ?? DEFAULT_TARGET_URL).replace(/\/+$/, '');
-  const host = opts.host ?? (await openHost(plan.host));
+  const fullUrl = (plan.target.url ?? DEFAULT_TARGET_URL).replace(/\/+$/, '');
+  // evidence, progress and the manifest only ever see the URL without credentials
+  const url = displayUrl(fullUrl);
   const headers = targetHeaders(plan);
+  const host = opts.host ?? (await openHost(plan.host));
   const ctx: CheckContext = {
     plan,
     host,

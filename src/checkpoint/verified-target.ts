@@ -88,7 +88,10 @@ export async function readFingerprintCheap(opts: {
   const wasS = target.raw[METRICS_START_KEY];
   if (typeof wasS === 'number') {
     const nowS = await readMetricsStartTimeS(opts.http).catch(() => null);
-    if (nowS === null) reasons.push('GET /metrics no longer reports process_start_time_seconds (the server may be restarting)');
+    if (nowS === null)
+      reasons.push(
+        'GET /metrics no longer reports process_start_time_seconds (the server may be restarting)',
+      );
     else if (Math.abs(nowS - wasS) > 0.5) {
       reasons.push(
         `the server restarted: process_start_time_seconds is ${new Date(nowS * 1000).toISOString()}, verified ${new Date(wasS * 1000).toISOString()}`,

@@ -2,7 +2,7 @@
 // and environment (from /proc, locally or over SSH), read into config facts by the engine adapter.
 
 import type { ConfigFacts } from '../../engines/types.js';
-import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
+import { type CheckContext, excerpt, finding, isThisMachine, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
 
 /** Listening PIDs whose parent is not also listening: the roots of the processes sharing the socket. */
@@ -16,6 +16,18 @@ export async function checkServerProcess(
 ): Promise<{ findings: Finding[]; facts: ConfigFacts }> {
   const port = targetPort(ctx.url);
   const title = 'Server process found';
+  if (ctx.host.description === 'local' && !isThisMachine(ctx.url)) {
+    return {
+      findings: [
+        finding('process', title, 'skip', {
+          required: false,
+          found: `${ctx.url} is not on this machine, so its process cannot be read locally`,
+          hint: 'Set host: ssh://user@host:port to read the server process, logs and GPUs where it runs.',
+        }),
+      ],
+      facts: {},
+    };
+  }
   let pids: number[];
   try {
     pids = await ctx.host.listeningPids(port);
