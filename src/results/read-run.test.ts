@@ -70,6 +70,17 @@ describe('readRun', () => {
     expect(msg).toContain('line 4 is not valid JSON');
   });
 
+  it('reads a matrix directory as its runs, in the order they started', async () => {
+    const matrix = join(root, 'matrix-1');
+    await writeRunDir(matrix, { ...run('zeta'), name: 'zeta' });
+    await writeRunDir(matrix, { ...run('alpha'), name: 'alpha' });
+    const m = JSON.parse(await readFile(join(matrix, 'zeta', 'manifest.json'), 'utf8'));
+    m.startedAt = '2025-01-01T00:00:00.000Z';
+    await writeFile(join(matrix, 'zeta', 'manifest.json'), JSON.stringify(m));
+    const runs = await readRuns([matrix]);
+    expect(runs.map((r) => r.name)).toEqual(['zeta', 'alpha']);
+  });
+
   it('makes repeated run names unique', async () => {
     const a = await writeRunDir(join(root, 'x'), run('same'));
     const b = await writeRunDir(join(root, 'y'), run('same'));

@@ -139,9 +139,50 @@ export async function readRun(dir: string): Promise<LoadedRun> {
   return { name, dir: abs, manifest, summary, records, warnings };
 }
 
-/** Reads several runs and makes their names unique (a repeated name gets its directory name appended). */
+async function isRunDir(dir: string): Promise<boolean> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  return files.some((f) => f === MANIFEST_FILE || f === SUMMARY_FILE || /^level-\d+\.json$/.test(f));
+}
+
+/**
+ * A matrix directory (<out>/<matrix-id>/ holding one run per configuration) stands for its runs, in the
+ * order they started; any other directory stands for itself.
+ */
+export async function expandRunDirs(dirs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const st = await stat(dir).catch(() => null);
+    if (!st?.isDirectory() || (await isRunDir(dir))) {
+      out.push(dir);
+      continue;
+    }
+    const children: { path: string; startedAt: string }[] = [];
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (!e.isDirectory() || !(await isRunDir(path))) continue;
+      const m = await readText(join(path, MANIFEST_FILE)).catch(() => null);
+      let startedAt = '';
+      try {
+        startedAt = m ? String((JSON.parse(m) as Manifest).startedAt ?? '') : '';
+      } catch {
+        startedAt = '';
+      }
+      children.push({ path, startedAt });
+    }
+    if (children.length === 0) out.push(dir);
+    else
+      out.push(
+        ...children
+          .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.path.localeCompare(b.path))
+          .map((c) => c.path),
+      );
+  }
+  return out;
+}
+
+/** Reads several runs (a matrix directory counts as its runs) and makes their names unique (a repeated name gets its directory name appended). */
 export async function readRuns(dirs: readonly string[]): Promise<LoadedRun[]> {
-  const runs = await Promise.all(dirs.map(readRun));
+  const runs = await Promise.all((await expandRunDirs(dirs)).map(readRun));
   const seen = new Map<string, number>();
   for (const r of runs) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
   const used = new Set<string>();

@@ -1,7 +1,7 @@
 // Drives the real CLI (compare, report, import) as a child process against run directories on disk.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -79,7 +79,9 @@ describe('benchgate compare / report / import', () => {
   });
 
   it('gives one clear sentence for a directory that is not a run, and for bad flags', async () => {
-    const r = await cli('compare', tmpdir(), '--iterations', '10');
+    const empty = join(root, 'empty');
+    await mkdir(empty);
+    const r = await cli('compare', empty, '--iterations', '10');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^benchgate: Expected a benchgate run in .* \[BG_E_RUN_DIR\]\n$/);
     const f = await cli('report', root, '--format', 'pdf');
