@@ -15,6 +15,25 @@ describe('findCrash', () => {
     expect(hit?.excerpt).toContain('RuntimeError: boom');
   });
 
+  it('finds a traceback announced mid-line and shows the exception that ends it', () => {
+    const lines = [
+      '[2026-01-01 10:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):',
+      '  File "scheduler.py", line 1, in a',
+      '    a()',
+      '  File "scheduler.py", line 2, in b',
+      '    b()',
+      '  File "scheduler.py", line 3, in c',
+      '    c()',
+      "AttributeError: 'NoneType' object has no attribute 'forward_batch_generation'",
+      '[2026-01-01 10:00:01] Received sigquit from a child process.',
+    ];
+    const hit = findCrash(lines);
+    expect(hit?.kind).toBe('python-traceback');
+    expect(hit?.line).toBe(1);
+    expect(hit?.excerpt).toContain("AttributeError: 'NoneType'");
+    expect(hit?.excerpt).not.toContain('sigquit');
+  });
+
   it('recognises CUDA errors and watchdog SIGQUIT lines, even with colour codes', () => {
     expect(findCrash(['\x1b[31mRuntimeError: CUDA error: an illegal memory access\x1b[0m'])?.kind).toBe(
       'cuda-error',

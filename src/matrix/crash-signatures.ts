@@ -9,7 +9,7 @@ export interface CrashHit {
 }
 
 const SIGNATURES: { kind: CrashHit['kind']; re: RegExp }[] = [
-  { kind: 'python-traceback', re: /^\s*Traceback \(most recent call last\):/ },
+  { kind: 'python-traceback', re: /Traceback \(most recent call last\):/ },
   {
     kind: 'cuda-error',
     re: /\b(CUDA error|CUDA_ERROR_\w+|cudaError\w*|NCCL error|illegal memory access)\b/i,
@@ -27,11 +27,16 @@ export function findCrash(lines: readonly string[], firstLineNumber = 1): CrashH
     const text = lines[i].replace(ANSI, '');
     for (const sig of SIGNATURES) {
       if (sig.re.test(text)) {
-        const excerpt = lines
-          .slice(i, i + 8)
-          .map((l) => l.replace(ANSI, ''))
-          .join('\n')
-          .slice(0, 600);
+        const clean = lines.map((l) => l.replace(ANSI, ''));
+        let excerptLines = clean.slice(i, i + 8);
+        if (sig.kind === 'python-traceback') {
+          // the start line, then the exception line that ends the traceback (the first unindented line)
+          const end = clean.findIndex((l, j) => j > i && l.trim() !== '' && !/^\s/.test(l));
+          if (end > i)
+            excerptLines =
+              end - i <= 6 ? clean.slice(i, end + 1) : [...clean.slice(i, i + 3), '  …', clean[end]];
+        }
+        const excerpt = excerptLines.join('\n').slice(0, 600);
         return { line: firstLineNumber + i, kind: sig.kind, excerpt };
       }
     }

@@ -20,7 +20,7 @@ export class LogTail {
       // Collect a few lines after the signature so the evidence shows the exception itself.
       this.pendingCrashLines.push(line);
       this.crash = findCrash(this.pendingCrashLines, this.pendingCrashStart);
-      if (this.pendingCrashLines.length >= 8) this.pendingCrashLines = null;
+      if (this.pendingCrashLines.length >= 60) this.pendingCrashLines = null;
       return;
     }
     if (this.crash) return;
