@@ -4,6 +4,7 @@
 // against the simulator's `fixed` profile (server-side truth from GET /_sim/requests), also in another process.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { RequestRecord } from '../client/record.js';
@@ -77,6 +78,44 @@ async function closedLoop(
   });
 }
 
+/**
+ * The floor under any Node client: the same streams read from raw sockets that only count bytes
+ * (no HTTP parsing, no SSE, no records). What the client costs above this is benchgate's own work.
+ */
+async function rawSocketFloor(
+  port: number,
+  concurrency: number,
+  perRequest: number,
+  rounds: number,
+): Promise<{ cpuUsPerToken: number; reads: number }> {
+  const body = JSON.stringify({ max_tokens: perRequest });
+  const req = `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  let reads = 0;
+  const worker = async (): Promise<void> => {
+    const s = net.connect(port, '127.0.0.1');
+    s.setNoDelay(true);
+    await new Promise((r) => s.once('connect', r));
+    for (let i = 0; i < rounds; i++) {
+      await new Promise<void>((resolve) => {
+        const onData = (b: Buffer): void => {
+          reads++;
+          if (b.includes('[DONE]')) {
+            s.off('data', onData);
+            resolve();
+          }
+        };
+        s.on('data', onData);
+        s.write(req);
+      });
+    }
+    s.destroy();
+  };
+  const cpu0 = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const cpu = process.cpuUsage(cpu0);
+  return { cpuUsPerToken: (cpu.user + cpu.system) / (concurrency * perRequest * rounds), reads };
+}
+
 async function cpuPerToken(): Promise<void> {
   const tickMs = 5;
   const { child, match } = await startChild([here('./prerendered-server.js'), String(tickMs)], /port (\d+)/);
@@ -85,7 +124,7 @@ async function cpuPerToken(): Promise<void> {
     `\n== client CPU per streamed token (pre-rendered server in another process, one chunk per stream every ${tickMs} ms) ==`,
   );
   console.log(
-    'concurrency  requests  tokens   wall s   tokens/s   client CPU µs/token   CPU % of one core   heap+ext MB/in-flight stream (peak)   errors',
+    'concurrency  requests  tokens   wall s   tokens/s   client CPU µs/token   CPU % of one core   heap+ext MB/in-flight stream (peak)   errors   floor µs/token (raw socket, no parsing)',
   );
   try {
     const levels = process.env.BENCH_CONCURRENCY
@@ -115,8 +154,14 @@ async function cpuPerToken(): Promise<void> {
       const cpu = process.cpuUsage(cpu0);
       clearInterval(sampler);
       const cpuUs = cpu.user + cpu.system;
+      const floor = await rawSocketFloor(
+        Number(match[1]),
+        c,
+        maxTokens,
+        Math.max(1, Math.round(requests / c)),
+      );
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(tokens).padStart(6)}  ${wallS.toFixed(2).padStart(7)}  ${(tokens / wallS).toFixed(0).padStart(9)}  ${(cpuUs / tokens).toFixed(2).padStart(20)}  ${((cpuUs / 1e6 / wallS) * 100).toFixed(0).padStart(18)}  ${(peak / 1e6 / c).toFixed(3).padStart(36)}  ${String(errors).padStart(7)}`,
+        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(tokens).padStart(6)}  ${wallS.toFixed(2).padStart(7)}  ${(tokens / wallS).toFixed(0).padStart(9)}  ${(cpuUs / tokens).toFixed(2).padStart(20)}  ${((cpuUs / 1e6 / wallS) * 100).toFixed(0).padStart(18)}  ${(peak / 1e6 / c).toFixed(3).padStart(36)}  ${String(errors).padStart(7)}  ${floor.cpuUsPerToken.toFixed(2).padStart(40)}`,
       );
     }
   } finally {
