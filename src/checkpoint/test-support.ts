@@ -73,11 +73,12 @@ export type { EngineName };
 /** A check context for checks that need no server (tools, GPUs), on the local host by default. */
 export function ctxFor(input: PlanInput, host: ProcessHost = new LocalHost()): CheckContext {
   const plan = resolvePlan(input, 'test plan');
+  const url = plan.target.url ?? 'http://127.0.0.1:9';
   return {
     plan,
     host,
-    http: createTargetHttp('http://127.0.0.1:9'),
-    url: 'http://127.0.0.1:9',
+    http: createTargetHttp(url),
+    url,
     headers: {},
     progress: () => {},
     reachable: false,

@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalHost } from '../../hosts/local-host.js';
+import { ctxFor } from '../test-support.js';
+import { checkLeftovers } from './leftovers.js';
+
+const host = new LocalHost();
+const started: ChildProcess[] = [];
+const strayPids: number[] = [];
+
+afterEach(() => {
+  for (const c of started.splice(0)) c.kill('SIGKILL');
+  for (const p of strayPids.splice(0)) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+async function until<T>(fn: () => Promise<T | null>, what: string): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const v = await fn();
+    if (v !== null) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('leftover processes', () => {
+  it('fails naming a process outside the server tree that also listens on the port', async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as { port: number }).port;
+    try {
+      // an orphaned stray (reparented away from this process) listening on the same port over IPv6 loopback
+      const sh = spawn('sh', [
+        '-c',
+        `${process.execPath} -e "require('net').createServer().listen(${port}, '::1')" >/dev/null 2>&1 & echo $!`,
+      ]);
+      started.push(sh);
+      const stray = await new Promise<number>((resolve) =>
+        sh.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+      );
+      strayPids.push(stray);
+      if (sh.exitCode === null) await new Promise((r) => sh.once('exit', r));
+      await until(
+        async () => ((await host.listeningPids(port)).includes(stray) ? true : null),
+        'the stray to listen',
+      );
+      const ctx = ctxFor({ target: { url: `http://127.0.0.1:${port}` } }, host);
+      ctx.server = await host.processInfo(process.pid);
+      const [f] = await checkLeftovers(ctx);
+      expect(f.status).toBe('fail');
+      expect(f.required).toBe(true);
+      expect(f.found).toContain(`PID ${stray} also listen on port ${port} outside the server's process tree`);
+    } finally {
+      srv.close();
+    }
+  });
+
+  it('warns about defunct children of the server', async () => {
+    // sh forks a short sleep then execs a long one that never reaps it: a zombie grandchild of this process
+    const parent = spawn('sh', ['-c', 'sleep 0.05 & exec sleep 30']);
+    started.push(parent);
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    ctx.server = await host.processInfo(process.pid);
+    const f = await until(async () => {
+      const [x] = await checkLeftovers(ctx);
+      return x.found?.includes('defunct') ? x : null;
+    }, 'a zombie');
+    expect(f.status).toBe('warn');
+    expect(f.evidence.some((e) => e.excerpt.startsWith('Z'))).toBe(true);
+  });
+});
