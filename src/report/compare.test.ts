@@ -92,6 +92,19 @@ describe('compareRuns', () => {
     );
   });
 
+  it('finds crossovers between two non-baseline runs too', () => {
+    const a = scaled('a', () => 1.1);
+    const b = scaled('b', (c) => (c <= 2 ? 0.8 : 1.4));
+    const c = compareRuns([loaded(baseline), loaded(a), loaded(b)], { iterations: 200 });
+    const pair = c.crossovers.filter((x) => x.versus === 'a');
+    expect(pair).toHaveLength(1);
+    expect(pair[0]).toMatchObject({ run: 'b', metric: 'output_throughput', direction: 'better-to-worse' });
+    expect([pair[0].from.value, pair[0].to.value]).toEqual([2, 4]);
+    expect(pair[0].text).toMatch(
+      /^b stops beating a on output throughput between concurrency 2 \(\+38% at 2/,
+    );
+  });
+
   it('orders verdicts most important first: significant throughput findings lead', () => {
     expect(cmp.verdicts[0].metric).toBe('output_throughput');
     const weights = cmp.verdicts.map((v) => v.weight);

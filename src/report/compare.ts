@@ -9,8 +9,8 @@ import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
-import type { Cell, Comparison, LevelFlag, LevelRow, LoadedRun, MetricId } from './types.js';
-import { buildVerdicts } from './verdicts.js';
+import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, LoadedRun, MetricId } from './types.js';
+import { buildVerdicts, findCrossovers } from './verdicts.js';
 
 export interface CompareOptions {
   /** Run name to compare against; default: the first run. */
@@ -81,6 +81,38 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
   const ordered = [...byLevel.values()].sort((a, b) =>
     compareLevelKeys([...a.values()][0].level, [...b.values()][0].level),
   );
+  /** One run's cell at one level for one metric, against a reference run (the baseline, or another run). */
+  const cellVs = (m: MetricId, perRun: Map<string, LevelSummary>, ref: LoadedRun, run: LoadedRun): Cell => {
+    const spec = METRICS[m];
+    const refLevel = perRun.get(ref.name);
+    const l = perRun.get(run.name);
+    const value = l ? spec.value(l) : null;
+    const refValue = refLevel ? spec.value(refLevel) : null;
+    const n = l ? l.requests.completed : 0;
+    if (run === ref || !l || !refLevel || value === null || refValue === null || refValue === 0) {
+      return { run: run.name, value, ratio: null, ci: null, significant: null, n };
+    }
+    const refValues = values.get(ref.name)?.get(refLevel.levelIndex) ?? [];
+    const own = values.get(run.name)?.get(l.levelIndex) ?? [];
+    const statA = spec.statistic(refLevel, refValues);
+    const statB = spec.statistic(l, own);
+    const res =
+      statA && statB
+        ? bootstrapRatioByIndex(refValues.length, own.length, statA, statB, {
+            iterations,
+            seed: cellSeed(seed, levelId(l.level), m, run.name, ref === baseline ? '' : ref.name),
+          })
+        : null;
+    return {
+      run: run.name,
+      value,
+      ratio: value / refValue,
+      ci: res ? { low: res.low, high: res.high } : null,
+      significant: res ? res.significant : null,
+      n,
+    };
+  };
+
   const levels: LevelRow[] = ordered.map((perRun) => {
     const key = [...perRun.values()][0].level;
     const flags: LevelRow['flags'] = {};
@@ -89,46 +121,35 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
       flags[run.name] = l ? levelFlags(l) : [{ flag: 'missing', reason: 'level not measured in this run' }];
     }
     const usable = Object.values(flags).every((f) => f.length === 0);
-    const baseLevel = perRun.get(baseline.name);
-    const baseValues = baseLevel ? (values.get(baseline.name)?.get(baseLevel.levelIndex) ?? []) : [];
     const cells = {} as Record<MetricId, Cell[]>;
-    for (const m of metrics) {
-      const spec = METRICS[m];
-      const baseValue = baseLevel ? spec.value(baseLevel) : null;
-      cells[m] = runs.map((run): Cell => {
-        const l = perRun.get(run.name);
-        const value = l ? spec.value(l) : null;
-        const own = l ? (values.get(run.name)?.get(l.levelIndex) ?? []) : [];
-        const n = l ? l.requests.completed : 0;
-        if (run === baseline || !l || !baseLevel || value === null || baseValue === null || baseValue === 0) {
-          return { run: run.name, value, ratio: null, ci: null, significant: null, n };
-        }
-        const ratio = value / baseValue;
-        let ci: Cell['ci'] = null;
-        let significant: boolean | null = null;
-        const statA = spec.statistic(baseLevel, baseValues);
-        const statB = spec.statistic(l, own);
-        if (statA && statB) {
-          const res = bootstrapRatioByIndex(baseValues.length, own.length, statA, statB, {
-            iterations,
-            seed: cellSeed(seed, levelId(key), m, run.name),
-          });
-          if (res) {
-            ci = { low: res.low, high: res.high };
-            significant = res.significant;
-          }
-        }
-        return { run: run.name, value, ratio, ci, significant, n };
-      });
-    }
+    for (const m of metrics) cells[m] = runs.map((run) => cellVs(m, perRun, baseline, run));
     return { level: key, label: levelLabel(key), flags, usable, cells };
   });
+
+  // crossovers between every pair of non-baseline runs, on the headline metric only
+  const pairCrossovers: Crossover[] = [];
+  const headline = metrics.find((m) => METRICS[m].inVerdicts);
+  const others = runs.filter((r) => r !== baseline);
+  if (headline) {
+    for (let i = 0; i < others.length; i++) {
+      for (let j = i + 1; j < others.length; j++) {
+        const [ref, run] = [others[i], others[j]];
+        const rows = ordered.map((perRun, k) => ({
+          ...levels[k],
+          cells: { [headline]: [cellVs(headline, perRun, ref, run)] } as Record<MetricId, Cell[]>,
+        }));
+        pairCrossovers.push(...findCrossovers(rows, headline, run.name, ref.name));
+      }
+    }
+  }
 
   const { differences, warnings } = diffConfigs(
     baseline,
     runs.filter((r) => r !== baseline),
   );
-  const { verdicts, crossovers } = buildVerdicts(levels, metrics, names, baseline.name);
+  const built = buildVerdicts(levels, metrics, names, baseline.name);
+  const verdicts = built.verdicts;
+  const crossovers = [...built.crossovers, ...pairCrossovers];
 
   return {
     schema: 'benchgate.compare/1',
