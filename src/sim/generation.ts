@@ -168,12 +168,12 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
       if (spec.continuousUsage) body.usage = usage(r);
       return prefix + sseData(body);
     }
-    body.choices = [
-      { index: 0, text: piece, logprobs: null, finish_reason: finishReason, stop_reason: null },
-    ];
-    if (spec.continuousUsage) body.usage = usage(r);
-    return sseData(body);
+    // the hot path (one event per stream per step) is assembled from a precomputed JSON head
+    completionHead ||= `data: {"id":${JSON.stringify(idPrefix + r.id)},"object":"text_completion","created":${created},"model":${JSON.stringify(spec.model)},"choices":[{"index":0,"text":`;
+    const usageJson = spec.continuousUsage ? `,"usage":${JSON.stringify(usage(r))}` : '';
+    return `${completionHead}${JSON.stringify(piece)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : '"length"'},"stop_reason":null}]${usageJson}}\n\n`;
   };
+  let completionHead = '';
 
   const fullBody = (r: SimRequest): unknown => {
     if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };

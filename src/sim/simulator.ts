@@ -237,7 +237,7 @@ export class SimulatedServer {
         } else reject(new BenchgateError('BG_E_SIM', `Could not listen on ${host}:${port}: ${e.message}.`));
       };
       this.server!.once('error', onError);
-      this.server!.listen(port, host, () => {
+      this.server!.listen({ port, host, backlog: 4096 }, () => {
         this.server!.off('error', onError);
         resolve();
       });
