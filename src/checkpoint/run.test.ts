@@ -120,6 +120,8 @@ describe('checkpoint against the simulated SGLang', () => {
     }));
     expect(r.byId('healthy').status).toBe('pass');
     expect(r.progress.some((l) => / \d+s \/ 20s /.test(l))).toBe(true);
+    // while waiting, the newest server log line is shown
+    expect(r.progress.some((l) => / \| \[\d{4}-\d{2}-\d{2} /.test(l))).toBe(true);
   });
 
   it('fails healthy when the start is slower than expect.wait', async () => {
