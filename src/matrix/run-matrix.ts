@@ -13,8 +13,10 @@ import type { Plan } from '../plan/schema.js';
 import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
 import { estimateMatrix, renderPlanPreview } from './estimate.js';
+import { checkGpuRelease } from './gpu-release.js';
 import { type LaunchedServer, launchServer, SERVER_OUTPUT_FILE } from './launch.js';
 import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
+import { processGroupMembers } from './process-table.js';
 import type { CheckpointOutcome, MatrixStages } from './stages.js';
 import {
   type ConfigFailure,
@@ -292,6 +294,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   let server: LaunchedServer | null = null;
   let checkpoint: CheckpointOutcome | null = null;
   let failure: ConfigFailure | null = null;
+  let serverPids: number[] = [];
   try {
     try {
       host = await ctx.openHostFn(config.hostSpec);
@@ -348,6 +351,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       case 'ready':
         log(`  ready after ${ready.elapsedS.toFixed(1)} s`);
         st.measured = { ...st.measured, readyS: ready.elapsedS };
+        serverPids = (await processGroupMembers(host, server.proc.pid)).map((m) => m.pid);
         break;
       case 'exited':
         fail(
@@ -528,6 +532,15 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       if (!td.clean && td.message) warnings.push(td.message);
       for (const w of warnings) log(`  ! ${w}`);
       if (td.clean) log('  torn down: port free, no process of the server left.');
+      const gpu = await checkGpuRelease(host, {
+        serverPids: [server.proc.pid, ...serverPids],
+        maxMemoryUsedMiB: ctx.plan.gpus?.max_memory_used_mib,
+        timeoutS: 15,
+      });
+      if (gpu.message) {
+        warnings.push(gpu.message);
+        log(`  ! ${gpu.message}`);
+      }
     }
     await host?.close().catch(() => undefined);
   }

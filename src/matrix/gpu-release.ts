@@ -1,0 +1,55 @@
+// After a tear-down on a GPU host: did the server's processes release their GPUs? Polls nvidia-smi's
+// compute-apps list for the server's PIDs (and optionally per-GPU memory in use) for a short while.
+
+import { APPS_QUERY, GPU_QUERY, parseComputeAppsCsv, parseGpuCsv } from '../checkpoint/nvidia-smi.js';
+import type { ProcessHost } from '../hosts/host.js';
+import { sleep } from './process-table.js';
+
+export interface GpuReleaseResult {
+  /** False when the host has no working nvidia-smi (nothing to check). */
+  checked: boolean;
+  /** One sentence when GPUs are still held, else null. */
+  message: string | null;
+}
+
+async function query(host: ProcessHost, argv: string[]): Promise<string | null> {
+  try {
+    const r = await host.exec(argv, { timeoutMs: 15_000 });
+    return r.code === 0 ? r.stdout : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function checkGpuRelease(
+  host: ProcessHost,
+  opts: { serverPids: readonly number[]; maxMemoryUsedMiB?: number; timeoutS?: number },
+): Promise<GpuReleaseResult> {
+  const deadline = Date.now() + (opts.timeoutS ?? 10) * 1000;
+  const ours = new Set(opts.serverPids);
+  for (;;) {
+    const apps = await query(host, APPS_QUERY);
+    if (apps === null) return { checked: false, message: null };
+    const problems: string[] = [];
+    const held = parseComputeAppsCsv(apps).filter((a) => ours.has(a.pid));
+    if (held.length > 0) {
+      problems.push(
+        `server process(es) still hold GPU memory: ${held.map((a) => `PID ${a.pid} on ${a.gpuUuid} (${a.usedMemoryMiB ?? '?'} MiB)`).join(', ')}`,
+      );
+    }
+    if (opts.maxMemoryUsedMiB !== undefined) {
+      const gpus = parseGpuCsv((await query(host, GPU_QUERY)) ?? '');
+      const busy = gpus.filter(
+        (g) => g.memoryUsedMiB !== null && g.memoryUsedMiB > (opts.maxMemoryUsedMiB as number),
+      );
+      if (busy.length > 0) {
+        problems.push(
+          `GPU memory not released: ${busy.map((g) => `GPU ${g.index} uses ${g.memoryUsedMiB} MiB`).join(', ')} (limit ${opts.maxMemoryUsedMiB} MiB)`,
+        );
+      }
+    }
+    if (problems.length === 0) return { checked: true, message: null };
+    if (Date.now() >= deadline) return { checked: true, message: `${problems.join('; ')}.` };
+    await sleep(250);
+  }
+}
