@@ -118,3 +118,18 @@ describe('vllm start-up log', () => {
     expect(text).toContain('Application startup complete.');
   });
 });
+
+describe('secrets', () => {
+  it('never writes the --api-key value to the log, and enforces it on the API', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const { h, lines } = await sim({ engineArgs: ['--api-key', secret] });
+    expect(lines.join('\n')).not.toContain(secret);
+    expect(lines[0]).toContain("api_key='<redacted>'");
+    expect((await fetch(`${h.url}/v1/models`)).status).toBe(401);
+    expect(
+      (await fetch(`${h.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status,
+    ).toBe(200);
+    const vllm = await sim({ flavor: 'vllm', engineArgs: ['--api-key', secret] });
+    expect(vllm.lines.join('\n')).not.toContain(secret);
+  });
+});

@@ -9,6 +9,9 @@ import { SSE_DONE, sendJson, sseData, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
 import { wordForId } from './tokenizer.js';
 
+/** Per-request chunk timestamps kept for GET /_sim/requests (later chunks are counted, not timed). */
+export const MAX_TRUTH_CHUNKS = 4096;
+
 export type ApiKind = 'native' | 'completions' | 'chat';
 
 export interface GenerationSpec {
@@ -123,8 +126,10 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
       out += SSE_DONE;
     }
     res.write(out);
-    r.chunkWriteMs.push(monoNowMs());
-    r.chunkTokens.push(ids.length);
+    if (r.chunkWriteMs.length < MAX_TRUTH_CHUNKS) {
+      r.chunkWriteMs.push(monoNowMs());
+      r.chunkTokens.push(ids.length);
+    }
     if (done) {
       res.end();
       finish(true);

@@ -36,7 +36,7 @@ import { applyChatTemplate, type ChatMessage, countTokens, detokenize, tokenize 
 
 export const SGLANG_VERSION = '0.5.5';
 export const VLLM_VERSION = '0.11.0';
-const TRUTH_RING = 4096;
+const TRUTH_RING = 2048;
 
 type Phase = 'loading' | 'ready' | 'crashed' | 'closed';
 
