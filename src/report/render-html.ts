@@ -4,7 +4,7 @@
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
-import { bootstrapNote, exclusionNote, metricTables } from './table-model.js';
+import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 
 const CSS = `
@@ -80,7 +80,13 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     );
   }
 
-  h.push('<h2 id="tables">Per-level results</h2>', `<p class="muted">${esc(bootstrapNote(cmp))}</p>`);
+  h.push('<h2 id="tables">Per-level results</h2>');
+  if (cmp.runs.length > 1) h.push(`<p class="muted">${esc(bootstrapNote(cmp))}</p>`);
+  const reasons = flagReasons(cmp);
+  if (reasons.length)
+    h.push(
+      `<div class="note"><strong>Flagged levels</strong><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></div>`,
+    );
   for (const t of metricTables(cmp)) {
     h.push(`<h3>${esc(t.title)}</h3>`, '<table><thead><tr>');
     h.push(

@@ -1,6 +1,6 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
-import { bootstrapNote, exclusionNote, metricTables } from './table-model.js';
+import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 
 /** Escapes the characters that would break a Markdown table cell or inject markup. */
@@ -20,10 +20,12 @@ export function renderMarkdown(cmp: Comparison): string {
   if (notes.length) out.push('', ...notes.map((n) => `> Note: ${mdEscape(n)}`));
   if (cmp.comparabilityWarnings.length)
     out.push('', ...cmp.comparabilityWarnings.map((w) => `> **Warning:** ${mdEscape(w)}`));
-  out.push('', '## Verdicts', '');
-  const excluded = exclusionNote(cmp);
-  if (excluded) out.push(`_${mdEscape(excluded)}_`, '');
-  for (const [i, v] of cmp.verdicts.entries()) out.push(`${i + 1}. ${mdEscape(v.text)}`);
+  if (cmp.runs.length > 1) {
+    out.push('', '## Verdicts', '');
+    const excluded = exclusionNote(cmp);
+    if (excluded) out.push(`_${mdEscape(excluded)}_`, '');
+    for (const [i, v] of cmp.verdicts.entries()) out.push(`${i + 1}. ${mdEscape(v.text)}`);
+  }
   if (cmp.crossovers.length) {
     out.push('', '## Crossovers', '');
     for (const x of cmp.crossovers) out.push(`- ${mdEscape(x.text)}`);
@@ -49,6 +51,9 @@ export function renderMarkdown(cmp: Comparison): string {
         `| ${mdEscape(d.run)} | ${mdEscape(d.key)} | ${mdEscape(d.baseline)} | ${mdEscape(d.other)} | ${d.expected ? 'yes' : '**no**'} |`,
       );
   }
-  out.push('', `_${mdEscape(bootstrapNote(cmp))}_`, '');
+  const reasons = flagReasons(cmp);
+  if (reasons.length) out.push('', '## Flagged levels', '', ...reasons.map((r) => `- ${mdEscape(r)}`));
+  if (cmp.runs.length > 1) out.push('', `_${mdEscape(bootstrapNote(cmp))}_`);
+  out.push('');
   return out.join('\n');
 }

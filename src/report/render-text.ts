@@ -2,7 +2,7 @@
 // Colour only when asked (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
 
 import { createColors } from 'picocolors';
-import { bootstrapNote, exclusionNote, metricTables, type TableCell } from './table-model.js';
+import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
 
 export interface TextOptions {
@@ -25,7 +25,14 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
           ? c.dim(t.text)
           : t.text;
   const out: string[] = [];
-  out.push(c.bold(`Comparison of ${cmp.runs.length} run(s); baseline: ${cmp.baseline}`));
+  const single = cmp.runs.length === 1;
+  out.push(
+    c.bold(
+      single
+        ? `Report of run ${cmp.baseline}`
+        : `Comparison of ${cmp.runs.length} runs; baseline: ${cmp.baseline}`,
+    ),
+  );
   for (const r of cmp.runs) {
     const bits = [r.source !== 'benchgate' ? `imported from ${r.source}` : null, r.engine, r.model].filter(
       Boolean,
@@ -36,10 +43,12 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
   out.push('');
   for (const w of cmp.comparabilityWarnings) out.push(c.yellow(c.bold(`WARNING: ${w}`)));
   if (cmp.comparabilityWarnings.length) out.push('');
-  out.push(c.bold('Verdicts'));
-  const excluded = exclusionNote(cmp);
-  if (excluded) out.push(c.yellow(`  ${excluded}`));
-  for (const [i, v] of cmp.verdicts.entries()) out.push(`  ${i + 1}. ${v.text}`);
+  if (!single) {
+    out.push(c.bold('Verdicts'));
+    const excluded = exclusionNote(cmp);
+    if (excluded) out.push(c.yellow(`  ${excluded}`));
+    for (const [i, v] of cmp.verdicts.entries()) out.push(`  ${i + 1}. ${v.text}`);
+  }
   if (cmp.crossovers.length) {
     out.push('', c.bold('Crossovers'));
     for (const x of cmp.crossovers) out.push(`  - ${x.text}`);
@@ -62,7 +71,9 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
           .trimEnd(),
       );
   }
-  out.push('', c.dim(bootstrapNote(cmp)));
+  const reasons = flagReasons(cmp);
+  if (reasons.length) out.push('', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`)));
+  if (!single) out.push('', c.dim(bootstrapNote(cmp)));
   const expected = cmp.configDiff.filter((d) => d.expected);
   if (expected.length)
     out.push(

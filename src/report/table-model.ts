@@ -40,7 +40,7 @@ export function flagNote(row: LevelRow): string {
 
 /** Why there are no verdicts, or which levels the verdicts leave out; null when every level counts. */
 export function exclusionNote(cmp: Comparison): string | null {
-  if (cmp.runs.length < 2) return 'A single run: no verdicts.';
+  if (cmp.runs.length < 2) return null;
   const common = cmp.levels.filter(
     (l) => !Object.values(l.flags).some((fs) => fs.some((f) => f.flag === 'missing')),
   );
@@ -74,7 +74,10 @@ export function metricTables(cmp: Comparison): MetricTable[] {
         );
       }
       const note = flagNote(row);
-      out.push({ text: note ? `excluded (${note})` : '', tone: note ? 'muted' : 'neutral' });
+      out.push({
+        text: note ? (cmp.runs.length > 1 ? `excluded (${note})` : note) : '',
+        tone: note ? 'muted' : 'neutral',
+      });
       return out;
     });
     return {
@@ -88,4 +91,16 @@ export function metricTables(cmp: Comparison): MetricTable[] {
 
 export function bootstrapNote(cmp: Comparison): string {
   return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of requests, seed ${cmp.bootstrap.seed}); * = CI excludes no change.`;
+}
+
+/** One line per flagged level and run, with the reason the producer gave (e.g. the client's loop lag). */
+export function flagReasons(cmp: Comparison): string[] {
+  const out: string[] = [];
+  for (const row of cmp.levels) {
+    for (const [run, flags] of Object.entries(row.flags)) {
+      for (const f of flags)
+        if (f.flag !== 'missing') out.push(`${row.label}, ${run}: ${f.flag} (${f.reason})`);
+    }
+  }
+  return out;
 }
