@@ -30,6 +30,7 @@ import { type LevelShape, runLevel } from './level-runner.js';
 import { type ProgressView, silentProgress } from './progress.js';
 import { buildPrompts, type PromptItem } from './prompts.js';
 import { startSelfCheck } from './self-check.js';
+import { startSimulatorProcess } from './simulator-process.js';
 import { chooseTokenizer } from './tokenizer.js';
 
 export interface BeforeLoadResult {
@@ -51,6 +52,8 @@ export interface RunBenchOptions {
   afterLevel?: (levelIndex: number) => Promise<{ valid: boolean; reasons: string[] }>;
   /** Options for the embedded simulator started when the plan has no target URL. */
   simulator?: SimulatorOptions;
+  /** Run that simulator inside this process instead of a child process (its work then shows in the self-check). */
+  simulatorInProcess?: boolean;
   /** Write into exactly this directory instead of <plan.output>/<run-id>/ (matrix use). */
   runDir?: string;
   /** Added to level indexes (matrix runs one level of a longer plan at a time). */
@@ -150,7 +153,9 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
   let sim: SimulatorHandle | null = null;
   let url = plan.target.url ?? null;
   if (url === null) {
-    sim = await startEmbeddedSimulator(opts.simulator ?? {});
+    sim = opts.simulatorInProcess
+      ? await startEmbeddedSimulator(opts.simulator ?? {})
+      : await startSimulatorProcess(opts.simulator ?? {});
     url = sim.url;
     progress.note(
       `benchgate: no target URL given; benchmarking the embedded simulator at ${url} (stopped at the end).`,
