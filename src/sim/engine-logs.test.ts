@@ -117,6 +117,31 @@ describe('vllm start-up log', () => {
     );
     expect(text).toContain('Application startup complete.');
   });
+
+  it('writes periodic engine stats and SpecDecoding metrics lines while decoding', async () => {
+    const { h, lines } = await sim({
+      flavor: 'vllm',
+      engineArgs: ['--speculative-config', '{"method":"eagle3","model":"org/d","num_speculative_tokens":3}'],
+    });
+    await fetch(`${h.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', prompt: 'a b', max_tokens: 300 }),
+    });
+    expect(
+      lines.some((l) =>
+        /Engine 000: Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput: [\d.]+ tokens\/s, Running: \d+ reqs, Waiting: \d+ reqs, GPU KV cache usage: [\d.]+%/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        /SpecDecoding metrics: Mean acceptance length: \d\.\d\d, .*Per-position acceptance rate: \d\.\d{3}, \d\.\d{3}, \d\.\d{3}, Avg Draft acceptance rate: [\d.]+%$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+  });
 });
 
 describe('secrets', () => {

@@ -22,6 +22,7 @@ import {
   vllmLoadLines,
   vllmReadyLines,
   vllmStartLines,
+  vllmTime,
 } from './engine-logs.js';
 import { type Faults, parseFaults } from './faults.js';
 import { FixedScheduler } from './fixed-scheduler.js';
@@ -30,7 +31,7 @@ import { readJsonBody, sendJson, sendNotFound, sendOpenAiError, sendText } from 
 import { type MetricsSnapshot, sglangMetrics, vllmMetrics } from './metrics-text.js';
 import type { ModelConfig } from './perf-model.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
-import type { Scheduler, SimRequest } from './request.js';
+import type { Scheduler, SchedulerCounters, SimRequest } from './request.js';
 import { RooflineScheduler } from './roofline-scheduler.js';
 import { applyChatTemplate, type ChatMessage, countTokens, detokenize, tokenize } from './tokenizer.js';
 
@@ -113,7 +114,7 @@ export class SimulatedServer {
   private finishedSinceStart = 0;
   private truth: SimRequest[] = [];
   private truthApi = new WeakMap<SimRequest, string>();
-  private specSum = { accepted: 0, verify: 0 };
+  private lastVllmStats: { simS: number; counters: SchedulerCounters } | null = null;
   host = '127.0.0.1';
   port = 0;
 
@@ -179,16 +180,54 @@ export class SimulatedServer {
       decodeLogInterval: this.served.decodeLogInterval,
       beforeFirstDecode,
       log: (kind, f) => {
-        if (this.served.flavor !== 'sglang') return;
-        if (kind === 'decode') {
-          this.log.write(sglangDecodeLine(new Date(), f, spec));
-          if (spec) {
-            this.specSum.accepted += f.acceptLen;
-            this.specSum.verify += 1;
-          }
-        } else this.log.write(sglangPrefillLine(new Date(), f));
+        if (this.served.flavor === 'sglang') {
+          this.log.write(
+            kind === 'decode' ? sglangDecodeLine(new Date(), f, spec) : sglangPrefillLine(new Date(), f),
+          );
+        } else if (this.served.flavor === 'vllm' && kind === 'decode') {
+          this.writeVllmStats();
+        }
       },
     });
+  }
+
+  /** vllm's periodic engine and SpecDecoding stats lines, over the window since the previous ones. */
+  private writeVllmStats(): void {
+    const sch = this.scheduler;
+    const now = sch.simNowS();
+    const cur: SchedulerCounters = {
+      ...sch.counters,
+      specAcceptedPerPos: [...sch.counters.specAcceptedPerPos],
+    };
+    const prev = this.lastVllmStats ?? {
+      simS: 0,
+      counters: {
+        ...cur,
+        promptTokensTotal: 0,
+        generationTokensTotal: 0,
+        specVerifyCt: 0,
+        specDraftTokensTotal: 0,
+        specAcceptedTotal: 0,
+        specAcceptedPerPos: [],
+      },
+    };
+    this.lastVllmStats = { simS: now, counters: cur };
+    const spanS = Math.max(1e-9, now - prev.simS);
+    const p = `(APIServer pid=${this.pid}) INFO ${vllmTime(new Date())}`;
+    this.log.write(
+      `${p} [loggers.py:123] Engine 000: Avg prompt throughput: ${((cur.promptTokensTotal - prev.counters.promptTokensTotal) / spanS).toFixed(1)} tokens/s, Avg generation throughput: ${((cur.generationTokensTotal - prev.counters.generationTokensTotal) / spanS).toFixed(1)} tokens/s, Running: ${sch.numRunning()} reqs, Waiting: ${sch.numQueued()} reqs, GPU KV cache usage: ${((100 * sch.kvUsedTokens()) / this.served.maxTotalNumTokens).toFixed(1)}%, Prefix cache hit rate: 0.0%`,
+    );
+    if (!this.served.specAlgorithm) return;
+    const drafts = cur.specVerifyCt - prev.counters.specVerifyCt;
+    const drafted = cur.specDraftTokensTotal - prev.counters.specDraftTokensTotal;
+    const accepted = cur.specAcceptedTotal - prev.counters.specAcceptedTotal;
+    if (drafts <= 0) return;
+    const perPos = Array.from({ length: this.served.specNumSteps ?? 0 }, (_, i) =>
+      (((cur.specAcceptedPerPos[i] ?? 0) - (prev.counters.specAcceptedPerPos[i] ?? 0)) / drafts).toFixed(3),
+    );
+    this.log.write(
+      `${p} [metrics.py:96] SpecDecoding metrics: Mean acceptance length: ${(1 + accepted / drafts).toFixed(2)}, Accepted throughput: ${(accepted / spanS).toFixed(2)} tokens/s, Drafted throughput: ${(drafted / spanS).toFixed(2)} tokens/s, Accepted: ${accepted} tokens, Drafted: ${drafted} tokens, Per-position acceptance rate: ${perPos.join(', ')}, Avg Draft acceptance rate: ${((100 * accepted) / Math.max(1, drafted)).toFixed(1)}%`,
+    );
   }
 
   async start(): Promise<void> {
@@ -258,7 +297,7 @@ export class SimulatedServer {
     this.phase = 'loading';
     this.processStartEpochMs = Math.max(Date.now(), this.processStartEpochMs + 1000);
     this.finishedSinceStart = 0;
-    this.specSum = { accepted: 0, verify: 0 };
+    this.lastVllmStats = null;
     this.scheduler?.stop();
     this.scheduler = this.newScheduler();
     this.writeStartLines();
