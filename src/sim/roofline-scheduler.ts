@@ -91,7 +91,7 @@ export class RooflineScheduler implements Scheduler {
 
   private release(r: SimRequest): void {
     this.kvReserved -= this.reserveFor(r);
-    this.kvUsed -= r.promptTokens + r.generated;
+    this.kvUsed -= r.prefilled + r.generated;
   }
 
   /** Drops aborted requests from the queue and the running batch. */

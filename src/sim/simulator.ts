@@ -70,7 +70,8 @@ function driftConfig(c: ServedConfig): ServedConfig {
     };
   }
   const mrr = Math.max(1, Math.floor(c.maxRunningRequests / 2));
-  return { ...c, maxRunningRequests: mrr, engineArgs: { ...c.engineArgs, max_running_requests: mrr } };
+  const key = c.flavor === 'sglang' ? 'max_running_requests' : 'max_num_seqs';
+  return { ...c, maxRunningRequests: mrr, engineArgs: { ...c.engineArgs, [key]: mrr } };
 }
 
 function staleConfig(
