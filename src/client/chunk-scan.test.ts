@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { emptyFacts, intAfter, scanChunk } from './chunk-scan.js';
+
+const scan = (payload: string, native = false) => {
+  const f = emptyFacts();
+  const ok = scanChunk(payload, native, f);
+  return { ok, ...f };
+};
+
+describe('scanChunk reads only what the metrics need', () => {
+  it('chat content, with escaped quotes inside the text', () => {
+    const f = scan('{"choices":[{"index":0,"delta":{"content":"say \\"hi\\""},"finish_reason":null}]}');
+    expect(f.ok).toBe(true);
+    expect(f.contentChars).toBe('say \\"hi\\"'.length);
+    expect(f.reasoningChars).toBe(0);
+    expect(f.finishReason).toBeNull();
+  });
+
+  it('reasoning under both spellings counts as reasoning, not content', () => {
+    expect(scan('{"choices":[{"delta":{"reasoning_content":"hmm"}}]}')).toMatchObject({
+      reasoningChars: 3,
+      contentChars: 0,
+    });
+    expect(scan('{"choices":[{"delta":{"content":null,"reasoning":"ok"}}]}')).toMatchObject({
+      reasoningChars: 2,
+      contentChars: 0,
+    });
+  });
+
+  it('an empty role chunk carries nothing', () => {
+    expect(scan('{"choices":[{"delta":{"role":"assistant","content":""}}]}')).toMatchObject({
+      contentChars: 0,
+      reasoningChars: 0,
+    });
+  });
+
+  it('usage on a chunk (continuous usage stats) and a usage-only final chunk', () => {
+    expect(
+      scan(
+        '{"choices":[{"text":"a"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"completion_tokens_details":null}}',
+      ),
+    ).toMatchObject({
+      promptTokens: 7,
+      completionTokens: 3,
+      contentChars: 1,
+    });
+    expect(
+      scan('{"choices":[],"usage":{"prompt_tokens":7,"total_tokens":12,"completion_tokens":5}}'),
+    ).toMatchObject({ completionTokens: 5 });
+    expect(scan('{"choices":[{"text":"a"}],"usage":null}')).toMatchObject({ completionTokens: -1 });
+  });
+
+  it('SGLang native meta_info with an object finish reason', () => {
+    const f = scan(
+      '{"text":"abc","meta_info":{"prompt_tokens":4,"completion_tokens":9,"spec_verify_ct":3,"finish_reason":{"type":"stop","matched":2}}}',
+      true,
+    );
+    expect(f).toMatchObject({
+      ok: true,
+      promptTokens: 4,
+      completionTokens: 9,
+      specVerifySteps: 3,
+      finishReason: 'stop',
+    });
+  });
+
+  it('error events and malformed payloads', () => {
+    expect(scan('{"error":{"message":"CUDA out of memory","code":500}}').errorMessage).toBe(
+      'CUDA out of memory',
+    );
+    expect(scan('{"object":"error","message":"bad request","code":400}').errorMessage).toBe('bad request');
+    expect(scan('{"choices":[{"text":"a"').ok).toBe(false);
+    expect(scan('not json').ok).toBe(false);
+    expect(scan('{"unrelated":1}').ok).toBe(false);
+  });
+
+  it('intAfter finds the number after a key, from an offset', () => {
+    expect(intAfter('{"a":{"n": 12},"b":{"n":7}}', '"n":', 10)).toBe(7);
+    expect(intAfter('{"n":null}', '"n":')).toBe(-1);
+  });
+});
