@@ -1,0 +1,40 @@
+// The run directory format (documented in docs/results-format.md, versioned by the schema strings):
+//   <out>/<run-id>/manifest.json      resolved plan (secrets redacted), versions, clock anchor, verified target, checkpoint
+//   <out>/<run-id>/requests.jsonl     one RequestRecord per line, appended as each request completes
+//   <out>/<run-id>/level-NN.json      one LevelSummary per level, written when the level ends
+//   <out>/<run-id>/summary.json       RunSummary, written at the end (and on interrupt)
+//   <out>/<run-id>/summary.csv        one row per level
+// Matrix runs nest one run directory per configuration under <out>/<matrix-id>/<config-name>/.
+
+import type { CheckpointReport } from '../checkpoint/finding.js';
+import type { ClockAnchor } from '../core/clock.js';
+import type { VerifiedTarget } from '../engines/types.js';
+import type { Plan } from '../plan/schema.js';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const REQUESTS_FILE = 'requests.jsonl';
+export const SUMMARY_FILE = 'summary.json';
+export const SUMMARY_CSV_FILE = 'summary.csv';
+export const levelFile = (levelIndex: number): string => `level-${String(levelIndex).padStart(2, '0')}.json`;
+
+export interface Manifest {
+  schema: 'benchgate.manifest/1';
+  runId: string;
+  name: string;
+  /** The resolved plan with header values and anything key-like redacted. */
+  plan: Plan;
+  planPath: string | null;
+  versions: { benchgate: string; node: string; os: string };
+  anchor: ClockAnchor;
+  /** Filled by the checkpoint; null when it was skipped. */
+  verifiedTarget: VerifiedTarget | null;
+  checkpoint: CheckpointReport | null;
+  /** Set when the user forced a run past failed required checks. */
+  forced: { failedFindingIds: string[] } | null;
+  /** How prompts were sized: the server's tokenizer, a local tokenizer.json, or an approximation. */
+  tokenizer: { method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate'; detail: string } | null;
+  /** Where results came from: benchgate itself, or an import of another tool's file. */
+  source: { tool: 'benchgate' | 'sglang-bench-serving' | 'vllm-bench-serve'; file?: string; definitions?: string };
+  startedAt: string;
+  finishedAt: string | null;
+}
