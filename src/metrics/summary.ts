@@ -79,6 +79,8 @@ export interface LevelSummary {
     cpuPercentOfOneCore: number | null;
     clientLimited: boolean;
     reason?: string;
+    /** Loop lag caused by the host rather than the client: kept in verdicts, noted in tables. */
+    timingNoise?: string;
   };
   validity: {
     valid: boolean;

@@ -30,6 +30,7 @@ export function levelTable(summary: RunSummary): string {
   const rows = summary.levels.map((l) => {
     const flags: string[] = [];
     if (l.client.clientLimited) flags.push(`client_limited (${l.client.reason ?? ''})`);
+    if (l.client.timingNoise) flags.push('timing_noise (host contention)');
     if (!l.validity.valid) flags.push(`invalid: ${l.validity.reasons.join('; ')}`);
     if (l.requests.inFlightAtEnd > 0) flags.push(`${l.requests.inFlightAtEnd} in flight at end`);
     if (l.speculative) flags.push(`accept ${l.speculative.acceptanceLength.toFixed(2)}`);
