@@ -17,7 +17,7 @@ export function reportError(e: unknown): number {
 }
 
 /** Wraps a command action: runs it, and sets the exit code from its result or its error. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined | void>) {
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined | undefined>) {
   return async (...args: A): Promise<void> => {
     try {
       const code = await fn(...args);
@@ -45,11 +45,22 @@ export function parseNumberList(flag: string, value: string, opts: { integer?: b
   return out;
 }
 
-export function parsePositive(flag: string, value: string, opts: { integer?: boolean; allowZero?: boolean } = {}): number {
+export function parsePositive(
+  flag: string,
+  value: string,
+  opts: { integer?: boolean; allowZero?: boolean } = {},
+): number {
   const n = Number(value);
-  const ok = value.trim() !== '' && Number.isFinite(n) && (opts.allowZero ? n >= 0 : n > 0) && (!opts.integer || Number.isInteger(n));
+  const ok =
+    value.trim() !== '' &&
+    Number.isFinite(n) &&
+    (opts.allowZero ? n >= 0 : n > 0) &&
+    (!opts.integer || Number.isInteger(n));
   if (!ok) {
-    throw new BenchgateError('BG_E_USAGE', `${flag} expects a ${opts.allowZero ? 'non-negative' : 'positive'} ${opts.integer ? 'integer' : 'number'}; found "${value}".`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `${flag} expects a ${opts.allowZero ? 'non-negative' : 'positive'} ${opts.integer ? 'integer' : 'number'}; found "${value}".`,
+    );
   }
   return n;
 }

@@ -14,7 +14,9 @@ import { registerSim } from './commands/sim.js';
 
 export function buildProgram(): Command {
   const program = new Command('benchgate')
-    .description('Prove an LLM inference server runs the intended configuration, then benchmark and compare it.')
+    .description(
+      'Prove an LLM inference server runs the intended configuration, then benchmark and compare it.',
+    )
     .version(benchgateVersion())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

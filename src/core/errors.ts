@@ -47,7 +47,11 @@ export class BenchgateError extends Error {
   /** Extra lines (e.g. every plan error) printed after the message. */
   readonly details: string[];
 
-  constructor(code: ErrorCode, message: string, opts: { exitCode?: number; details?: string[]; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { exitCode?: number; details?: string[]; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'BenchgateError';
     this.code = code;

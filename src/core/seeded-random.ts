@@ -35,6 +35,7 @@ export function gamma(rng: Rng, shape: number, scale: number): number {
     } while (v <= 0);
     v = v * v * v;
     const u = rng();
-    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
+    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v)))
+      return d * v * scale;
   }
 }

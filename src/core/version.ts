@@ -6,7 +6,9 @@ let cached: string | null = null;
 
 export function benchgateVersion(): string {
   if (cached) return cached;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   cached = pkg.version;
   return cached;
 }

@@ -32,10 +32,13 @@ export function judgeClientLimit(check: ClientSelfCheck): ClientLimitVerdict {
   const lagging = lag !== null && lag > EVENT_LOOP_DELAY_P99_LIMIT_MS;
   const saturated = cpu !== null && cpu > CPU_PERCENT_OF_ONE_CORE_LIMIT;
   const busy = cpu === null || cpu > CPU_PERCENT_BUSY_WITH_LAG;
-  const lagText = lagging ? `event-loop delay p99 ${lag.toFixed(1)} ms > ${EVENT_LOOP_DELAY_P99_LIMIT_MS} ms` : '';
+  const lagText = lagging
+    ? `event-loop delay p99 ${lag.toFixed(1)} ms > ${EVENT_LOOP_DELAY_P99_LIMIT_MS} ms`
+    : '';
   const reasons: string[] = [];
   if (lagging && busy) reasons.push(lagText);
-  if (saturated) reasons.push(`client CPU ${cpu.toFixed(0)}% of one core > ${CPU_PERCENT_OF_ONE_CORE_LIMIT}%`);
+  if (saturated)
+    reasons.push(`client CPU ${cpu.toFixed(0)}% of one core > ${CPU_PERCENT_OF_ONE_CORE_LIMIT}%`);
   if (reasons.length > 0) return { clientLimited: true, reason: reasons.join('; ') };
   if (lagging) {
     return {

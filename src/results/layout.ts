@@ -34,7 +34,11 @@ export interface Manifest {
   /** How prompts were sized: the server's tokenizer, a local tokenizer.json, or an approximation. */
   tokenizer: { method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate'; detail: string } | null;
   /** Where results came from: benchgate itself, or an import of another tool's file. */
-  source: { tool: 'benchgate' | 'sglang-bench-serving' | 'vllm-bench-serve'; file?: string; definitions?: string };
+  source: {
+    tool: 'benchgate' | 'sglang-bench-serving' | 'vllm-bench-serve';
+    file?: string;
+    definitions?: string;
+  };
   startedAt: string;
   finishedAt: string | null;
 }
