@@ -17,7 +17,10 @@ export function reportError(e: unknown): number {
 }
 
 /** Wraps a command action: runs it, and sets the exit code from its result or its error. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | undefined | undefined>) {
+export function action<A extends unknown[]>(
+  // biome-ignore lint/suspicious/noConfusingVoidType: actions that print and return nothing exit 0
+  fn: (...args: A) => Promise<number | undefined | void>,
+) {
   return async (...args: A): Promise<void> => {
     try {
       const code = await fn(...args);
