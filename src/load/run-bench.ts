@@ -46,8 +46,8 @@ export interface RunBenchOptions {
   progress?: ProgressView;
   /** Run past failed required checkpoint findings (recorded in the manifest). */
   force?: boolean;
-  /** Checkpoint gate, called before any load is sent. */
-  beforeLoad?: () => Promise<BeforeLoadResult>;
+  /** Checkpoint gate, called before any load is sent, with the URL actually targeted (the simulator's when started here). */
+  beforeLoad?: (ctx: { url: string }) => Promise<BeforeLoadResult>;
   /** Drift check after each level; an invalid result marks the level invalid. */
   afterLevel?: (levelIndex: number) => Promise<{ valid: boolean; reasons: string[] }>;
   /** Options for the embedded simulator started when the plan has no target URL. */
@@ -207,7 +207,7 @@ async function runAgainst(
   let checkpoint: BeforeLoadResult | null = null;
   let forced: { failedFindingIds: string[] } | null = null;
   if (opts.beforeLoad) {
-    checkpoint = await opts.beforeLoad();
+    checkpoint = await opts.beforeLoad({ url });
     if (!checkpoint.report.ok) {
       const failed = gateFailed(checkpoint.report.findings).map((f) => f.id);
       if (!opts.force) {

@@ -2,7 +2,10 @@
 // print the table (or the summary JSON with --json), map Ctrl-C to exit 130. No logic beyond wiring.
 
 import type { Command } from 'commander';
+import { checkpointGate } from '../../checkpoint/gate.js';
+import { colorWanted, renderChecklist } from '../../checkpoint/render-text.js';
 import { BenchgateError } from '../../core/errors.js';
+import { openHost } from '../../hosts/open-host.js';
 import { silentProgress, ttyProgress } from '../../load/progress.js';
 import { runBench } from '../../load/run-bench.js';
 import { loadPlanFile, resolvePlan } from '../../plan/load.js';
@@ -158,6 +161,17 @@ export function registerBench(program: Command): void {
           interrupt.abort();
         };
         process.on('SIGINT', onSigint);
+        const host = await openHost(plan.host);
+        const gate = checkpointGate({
+          plan,
+          host,
+          signal: interrupt.signal,
+          onProgress: (l) => progress.note(l),
+          onReport: ({ report }) =>
+            process.stderr.write(
+              `${renderChecklist(report, { color: !o.json && colorWanted(process.stderr) })}\n`,
+            ),
+        });
         try {
           const result = await runBench({
             plan,
@@ -165,12 +179,15 @@ export function registerBench(program: Command): void {
             signal: interrupt.signal,
             progress,
             force: o.force === true,
+            beforeLoad: gate.beforeLoad,
+            afterLevel: gate.afterLevel,
           });
           if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
           else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
           return result.interrupted ? 130 : 0;
         } finally {
           process.off('SIGINT', onSigint);
+          await host.close();
         }
       }),
     );
