@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchgateError } from '../core/errors.js';
-import { loadPlanFile, resolvePlan } from './load.js';
+import { loadPlanFile, parsePlanText, resolvePlan } from './load.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -325,6 +325,27 @@ describe('resolvePlan (plans built from flags)', () => {
       'command line --concurrency (load.levels[0]): must be > 0',
       'command line percentiles[0]: must be < 100',
       'command line --concurrency (load.levels[1]): a concurrency level is a whole number of requests in flight, found 1.5 (for requests/s use kind: rate)',
+    ]);
+  });
+});
+
+describe('varies keys', () => {
+  it('accepts config keys and prefix wildcards, and names a malformed key with its position', () => {
+    expect(parsePlanText('varies: [speculative.*, overlap_schedule, sglang.*]\n', 'p.yaml').varies).toEqual([
+      'speculative.*',
+      'overlap_schedule',
+      'sglang.*',
+    ]);
+    const err = (() => {
+      try {
+        parsePlanText('varies: [tp_size, "spec*"]\n', 'p.yaml');
+      } catch (e) {
+        return e as BenchgateError;
+      }
+      return null;
+    })();
+    expect(err?.details).toEqual([
+      'p.yaml:1:19 varies[1]: expected a configuration key such as speculative.topk or tp_size, or a prefix such as speculative.*',
     ]);
   });
 });

@@ -136,7 +136,8 @@ function urlProblems(url: unknown, path: PlanPath): PlanProblem[] {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const VARIES_KEY = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/;
+/** A config key, or a prefix ending in `.*` that covers every key below it (e.g. `speculative.*`). */
+const VARIES_KEY = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*(\.\*)?$/;
 
 function targetProblems(target: Raw): PlanProblem[] {
   const out: PlanProblem[] = urlProblems(target.url, ['target', 'url']);
@@ -176,7 +177,8 @@ export function semanticProblems(raw: unknown): PlanProblem[] {
       if (typeof k === 'string' && !VARIES_KEY.test(k)) {
         out.push({
           path: ['varies', i],
-          message: 'expected a configuration key such as speculative.topk or tp_size',
+          message:
+            'expected a configuration key such as speculative.topk or tp_size, or a prefix such as speculative.*',
           anchor: 'value',
         });
       }
