@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { seededRng } from '../core/seeded-random.js';
-import { bootstrapRatioCI, meanStat, percentileStat } from './bootstrap.js';
+import { normal, seededRng } from '../core/seeded-random.js';
+import { bootstrapRatioByIndex, bootstrapRatioCI, meanStat, percentileStat } from './bootstrap.js';
+
+function normalSample(n: number, mu: number, sigma: number, seed: number): number[] {
+  const rng = seededRng(seed);
+  return Array.from({ length: n }, () => mu + sigma * normal(rng));
+}
 
 function sample(seed: number, n: number, scale: number): number[] {
   const rng = seededRng(seed);
@@ -63,5 +68,58 @@ describe('bootstrapRatioCI', () => {
     bootstrapRatioCI(a, b, percentileStat(90), { iterations: 20, seed: 1 });
     expect(a).toEqual([3, 1, 2]);
     expect(b).toEqual([6, 4, 5]);
+  });
+
+  it('brackets the true ratio of means with the normal-theory width', () => {
+    // means 100 and 110, sd 10, n 400: ratio 1.1, sd of ratio ≈ 1.1*sqrt((0.1²+0.0909²)/400) ≈ 0.00743
+    const a = normalSample(400, 100, 10, 3);
+    const b = normalSample(400, 110, 10, 4);
+    const ci = bootstrapRatioCI(a, b, meanStat, { seed: 1, iterations: 2000 })!;
+    expect(ci.low).toBeLessThan(1.1);
+    expect(ci.high).toBeGreaterThan(1.1);
+    const halfWidth = (ci.high - ci.low) / 2;
+    expect(halfWidth).toBeGreaterThan(1.96 * 0.00743 * 0.8);
+    expect(halfWidth).toBeLessThan(1.96 * 0.00743 * 1.2);
+    expect(ci.significant).toBe(true);
+  });
+});
+
+describe('bootstrapRatioByIndex', () => {
+  it('gives the value form interval when each statistic reads its own column through the indices', () => {
+    const a = sample(12, 150, 1);
+    const b = sample(13, 120, 1.3);
+    const meanOf = (column: number[]) => (idx: Uint32Array) => {
+      let sum = 0;
+      for (const i of idx) sum += column[i]!;
+      return sum / idx.length;
+    };
+    const opts = { iterations: 300, seed: 5 };
+    const byIndex = bootstrapRatioByIndex(a.length, b.length, meanOf(a), meanOf(b), opts);
+    expect(byIndex).toEqual(bootstrapRatioCI(a, b, meanStat, opts));
+  });
+
+  it('lets a statistic combine two per-request columns, e.g. tokens per second of busy time', () => {
+    const tokens = [100, 200, 300, 400];
+    const seconds = [1, 2, 3, 4];
+    const rate = (scale: number) => (idx: Uint32Array) => {
+      let t = 0;
+      let s = 0;
+      for (const i of idx) {
+        t += tokens[i]! * scale;
+        s += seconds[i]!;
+      }
+      return t / s;
+    };
+    const ci = bootstrapRatioByIndex(4, 4, rate(1), rate(3), { iterations: 100, seed: 2 })!;
+    expect([ci.ratio, ci.low, ci.high]).toEqual([3, 3, 3]);
+    expect(ci.significant).toBe(true);
+  });
+
+  it('returns null for an empty side and rejects a confidence outside (0, 1)', () => {
+    const one = () => 1;
+    expect(bootstrapRatioByIndex(0, 3, one, one, { iterations: 10, seed: 1 })).toBeNull();
+    expect(() => bootstrapRatioByIndex(3, 3, one, one, { iterations: 10, seed: 1, confidence: 1 })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -1,13 +1,18 @@
-// Seeded percentile-bootstrap confidence interval for the ratio stat(b) / stat(a) of two independent
-// samples (a = baseline, b = candidate), e.g. TTFT p99 of one run over another. Reproducible: the
-// same inputs and seed give the same interval on every machine.
+// Seeded percentile-bootstrap confidence interval for the ratio stat(other) / stat(baseline) of two
+// independent samples, e.g. TTFT p99 of one run over another. Reproducible: the same inputs and seed give
+// the same interval on every machine. The one bootstrap of the project (report/ resamples through it).
 
 import { seededRng } from '../core/seeded-random.js';
 import { percentileOfSorted, percentilesInPlace } from './percentile.js';
-import { SampleBuffer } from './sample-buffer.js';
 
 /** A statistic of one sample. It may reorder (e.g. sort in place) the array it is given. */
 export type SampleStat = (values: Float64Array) => number;
+
+/**
+ * A statistic of a (re)sample given as indices into the caller's per-request columns, so one statistic
+ * can read several columns and fixed per-side context without copying values.
+ */
+export type IndexStatistic = (indices: Uint32Array) => number;
 
 export interface BootstrapOptions {
   /** Resamples drawn; 1000-2000 is usual. */
@@ -18,22 +23,72 @@ export interface BootstrapOptions {
 }
 
 export interface RatioCI {
-  /** stat(b) / stat(a) on the full samples. */
+  /** stat(other) / stat(baseline) on the full samples. */
   ratio: number;
   /** Interval bounds: percentiles (1-c)/2 and (1+c)/2 of the resampled ratios. */
   low: number;
   high: number;
   confidence: number;
-  /** Resampled ratios that were finite (a resample whose stat(a) is 0 yields none). */
+  /** Resampled ratios that were finite (a resample whose baseline statistic is 0 yields none). */
   iterations: number;
   /** True when the interval excludes 1 (no change). */
   significant: boolean;
 }
 
+function identityIndices(n: number): Uint32Array {
+  return Uint32Array.from({ length: n }, (_, i) => i);
+}
+
 /**
- * Resamples a and b independently with replacement `iterations` times and takes the percentile
- * interval of stat(b*) / stat(a*). Null when either sample is empty or the full-sample ratio is not
- * finite (e.g. stat(a) = 0), because no honest ratio exists then. The caller's arrays are not modified.
+ * Resamples indices 0..nBaseline-1 and 0..nOther-1 independently with replacement `iterations` times and
+ * takes the percentile interval of statOther(resample) / statBaseline(resample). Null when either sample
+ * is empty or the full-sample ratio is not finite (e.g. a zero baseline), because no honest ratio exists.
+ */
+export function bootstrapRatioByIndex(
+  nBaseline: number,
+  nOther: number,
+  statBaseline: IndexStatistic,
+  statOther: IndexStatistic,
+  opts: BootstrapOptions,
+): RatioCI | null {
+  if (nBaseline === 0 || nOther === 0) return null;
+  const confidence = opts.confidence ?? 0.95;
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
+  }
+  const ratio = statOther(identityIndices(nOther)) / statBaseline(identityIndices(nBaseline));
+  if (!Number.isFinite(ratio)) return null;
+  const rng = seededRng(opts.seed);
+  const idxBaseline = new Uint32Array(nBaseline);
+  const idxOther = new Uint32Array(nOther);
+  const ratios = new Float64Array(opts.iterations);
+  let kept = 0;
+  for (let i = 0; i < opts.iterations; i++) {
+    for (let j = 0; j < nBaseline; j++) idxBaseline[j] = Math.floor(rng() * nBaseline);
+    for (let j = 0; j < nOther; j++) idxOther[j] = Math.floor(rng() * nOther);
+    const r = statOther(idxOther) / statBaseline(idxBaseline);
+    if (Number.isFinite(r)) ratios[kept++] = r;
+  }
+  if (kept === 0) return null;
+  const sorted = ratios.subarray(0, kept).sort();
+  const tail = ((1 - confidence) / 2) * 100;
+  const low = percentileOfSorted(sorted, tail);
+  const high = percentileOfSorted(sorted, 100 - tail);
+  return { ratio, low, high, confidence, iterations: kept, significant: low > 1 || high < 1 };
+}
+
+/** Wraps a statistic of plain values as an index statistic over `values` (reusing one scratch buffer). */
+function indexedSample(values: ArrayLike<number>, stat: SampleStat): IndexStatistic {
+  const scratch = new Float64Array(values.length);
+  return (indices) => {
+    for (let i = 0; i < indices.length; i++) scratch[i] = values[indices[i]!]!;
+    return stat(scratch);
+  };
+}
+
+/**
+ * The same interval over plain number samples with one statistic: stat(b) / stat(a), a the baseline.
+ * The caller's arrays are not modified.
  */
 export function bootstrapRatioCI(
   a: ArrayLike<number>,
@@ -41,29 +96,7 @@ export function bootstrapRatioCI(
   stat: SampleStat,
   opts: BootstrapOptions,
 ): RatioCI | null {
-  if (a.length === 0 || b.length === 0) return null;
-  const confidence = opts.confidence ?? 0.95;
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
-  }
-  const ratio = stat(Float64Array.from(b)) / stat(Float64Array.from(a));
-  if (!Number.isFinite(ratio)) return null;
-  const rng = seededRng(opts.seed);
-  const bufA = new Float64Array(a.length);
-  const bufB = new Float64Array(b.length);
-  const ratios = new SampleBuffer(opts.iterations);
-  for (let i = 0; i < opts.iterations; i++) {
-    for (let j = 0; j < a.length; j++) bufA[j] = a[Math.floor(rng() * a.length)]!;
-    for (let j = 0; j < b.length; j++) bufB[j] = b[Math.floor(rng() * b.length)]!;
-    const r = stat(bufB) / stat(bufA);
-    if (Number.isFinite(r)) ratios.push(r);
-  }
-  if (ratios.length === 0) return null;
-  const sorted = ratios.view().sort();
-  const tail = ((1 - confidence) / 2) * 100;
-  const low = percentileOfSorted(sorted, tail);
-  const high = percentileOfSorted(sorted, 100 - tail);
-  return { ratio, low, high, confidence, iterations: ratios.length, significant: low > 1 || high < 1 };
+  return bootstrapRatioByIndex(a.length, b.length, indexedSample(a, stat), indexedSample(b, stat), opts);
 }
 
 /** Arithmetic mean, for use as a bootstrap statistic. */

@@ -3,8 +3,8 @@
 // crossovers and verdicts. Pure: no I/O; renderers turn the result into text, Markdown, JSON, CSV, HTML.
 
 import { BenchgateError } from '../core/errors.js';
+import { bootstrapRatioByIndex } from '../metrics/bootstrap.js';
 import type { LevelSummary } from '../metrics/summary.js';
-import { bootstrapRatioByIndex } from './bootstrap.js';
 import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';

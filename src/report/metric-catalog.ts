@@ -1,8 +1,9 @@
 // The metrics a comparison can show: label, unit, which direction is better, the level's reported
 // value, and the per-request statistic the bootstrap resamples to get a CI on the ratio.
 
+import type { IndexStatistic } from '../metrics/bootstrap.js';
+import { percentilesInPlace } from '../metrics/percentile.js';
 import type { LevelSummary } from '../metrics/summary.js';
-import { type IndexStatistic, quantileInPlace } from './bootstrap.js';
 import type { RequestValues } from './request-values.js';
 import type { MetricId } from './types.js';
 
@@ -52,9 +53,9 @@ const throughputStatistic =
     };
   };
 
-/** Quantile of a per-request value; requests without the value (e.g. 1-token TPOT) are left out of each resample. */
-const latencyQuantile =
-  (pick: (v: RequestValues) => number | null, q: number) =>
+/** Percentile p (0..100) of a per-request value; requests without it (e.g. 1-token TPOT) are left out of each resample. */
+const latencyPercentile =
+  (pick: (v: RequestValues) => number | null, p: number) =>
   (_level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null => {
     const column = Float64Array.from(values, (v) => pick(v) ?? Number.NaN);
     if (!column.some((x) => !Number.isNaN(x))) return null;
@@ -65,7 +66,7 @@ const latencyQuantile =
         const x = column[idx[i]];
         if (!Number.isNaN(x)) scratch[n++] = x;
       }
-      return quantileInPlace(scratch, n, q);
+      return percentilesInPlace(scratch.subarray(0, n), [p])[0];
     };
   };
 
@@ -98,7 +99,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'median TTFT',
     inVerdicts: true,
     value: (l) => pct(l.ttftMs, 'p50'),
-    statistic: latencyQuantile((v) => v.ttftMs, 0.5),
+    statistic: latencyPercentile((v) => v.ttftMs, 50),
   },
   ttft_p99: {
     id: 'ttft_p99',
@@ -108,7 +109,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'p99 TTFT',
     inVerdicts: true,
     value: (l) => pct(l.ttftMs, 'p99'),
-    statistic: latencyQuantile((v) => v.ttftMs, 0.99),
+    statistic: latencyPercentile((v) => v.ttftMs, 99),
   },
   tpot_p50: {
     id: 'tpot_p50',
@@ -118,7 +119,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'median TPOT',
     inVerdicts: true,
     value: (l) => pct(l.tpotMs, 'p50'),
-    statistic: latencyQuantile((v) => v.tpotMs, 0.5),
+    statistic: latencyPercentile((v) => v.tpotMs, 50),
   },
   tpot_p99: {
     id: 'tpot_p99',
@@ -128,7 +129,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'p99 TPOT',
     inVerdicts: true,
     value: (l) => pct(l.tpotMs, 'p99'),
-    statistic: latencyQuantile((v) => v.tpotMs, 0.99),
+    statistic: latencyPercentile((v) => v.tpotMs, 99),
   },
   e2e_p50: {
     id: 'e2e_p50',
@@ -138,7 +139,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'median end-to-end latency',
     inVerdicts: true,
     value: (l) => pct(l.e2eMs, 'p50'),
-    statistic: latencyQuantile((v) => v.e2eMs, 0.5),
+    statistic: latencyPercentile((v) => v.e2eMs, 50),
   },
   e2e_p99: {
     id: 'e2e_p99',
@@ -148,7 +149,7 @@ export const METRICS: Record<MetricId, MetricSpec> = {
     noun: 'p99 end-to-end latency',
     inVerdicts: true,
     value: (l) => pct(l.e2eMs, 'p99'),
-    statistic: latencyQuantile((v) => v.e2eMs, 0.99),
+    statistic: latencyPercentile((v) => v.e2eMs, 99),
   },
   acceptance_length: {
     id: 'acceptance_length',

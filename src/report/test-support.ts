@@ -4,10 +4,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RequestRecord } from '../client/record.js';
+import { percentile } from '../metrics/percentile.js';
 import type { Distribution, LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
 import { planSchema } from '../plan/schema.js';
 import { levelFile, type Manifest } from '../results/layout.js';
-import { quantileOf } from './bootstrap.js';
 
 export interface RequestSpec {
   ttftMs: number;
@@ -69,7 +69,7 @@ function dist(xs: number[]): Distribution | null {
     std,
     min: Math.min(...xs),
     max: Math.max(...xs),
-    percentiles: { p50: quantileOf(xs, 0.5), p90: quantileOf(xs, 0.9), p99: quantileOf(xs, 0.99) },
+    percentiles: { p50: percentile(xs, 50), p90: percentile(xs, 90), p99: percentile(xs, 99) },
   };
 }
 
