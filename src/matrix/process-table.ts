@@ -1,29 +1,13 @@
-// Reads the host's process table (via `ps`, run by the host) to find what is left of a launched
-// server: every process still in its process group, and who holds its port.
+// What is left of a launched server, read through the host: every process still in its process group,
+// and who holds its port; plus signalling leftovers.
 
 import type { ProcessHost } from '../hosts/host.js';
-
-export interface PsRow {
-  pid: number;
-  pgid: number;
-  stat: string;
-  args: string;
-}
-
-export function parsePs(text: string): PsRow[] {
-  const rows: PsRow[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\S+)\s?(.*)$/.exec(line);
-    if (m) rows.push({ pid: Number(m[1]), pgid: Number(m[2]), stat: m[3], args: m[4] });
-  }
-  return rows;
-}
+import { type PsRow, readProcessTable } from '../hosts/process-table.js';
 
 /** Processes whose process group is `pgid` (a server launched by the matrix leads its own group). */
 export async function processGroupMembers(host: ProcessHost, pgid: number): Promise<PsRow[]> {
-  const r = await host.exec(['ps', '-eo', 'pid=,pgid=,stat=,args='], { timeoutMs: 10_000 });
-  if (r.code !== 0) return [];
-  return parsePs(r.stdout).filter((row) => row.pgid === pgid && !row.stat.startsWith('Z'));
+  const rows = await readProcessTable(host, 10_000);
+  return (rows ?? []).filter((row) => row.pgid === pgid && !row.stat.startsWith('Z'));
 }
 
 export interface PortHolder {

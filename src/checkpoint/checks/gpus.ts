@@ -2,6 +2,7 @@
 // topology (NVLink or PCIe) — recorded even when not required. Skips when nvidia-smi is absent and
 // the plan does not ask for GPUs.
 
+import { processTree, readProcessTable } from '../../hosts/process-table.js';
 import { type CheckContext, excerpt, finding } from '../context.js';
 import type { Finding } from '../finding.js';
 import {
@@ -12,7 +13,6 @@ import {
   parseTopology,
   TOPO_QUERY,
 } from '../nvidia-smi.js';
-import { processTree, readProcessTable } from '../process-table.js';
 
 function nameMatches(pattern: string, name: string): boolean {
   const m = /^\/(.*)\/([a-z]*)$/.exec(pattern);
@@ -90,7 +90,7 @@ export async function checkGpus(ctx: CheckContext): Promise<{ findings: Finding[
       }),
     );
   }
-  const rows = ctx.server ? await readProcessTable(ctx.host) : null;
+  const rows = ctx.server ? await readProcessTable(ctx.host).catch(() => null) : null;
   const tree = ctx.server && rows ? processTree(rows, ctx.server.pid) : null;
   const foreign = apps.filter((p) => !tree?.has(p.pid));
   const appsEv = {

@@ -1,9 +1,9 @@
 // Leftover processes: another process (outside the server's tree) listening on the target port,
 // defunct (zombie) children of the server, and other inference servers still running on the host.
 
+import { processTree, readProcessTable } from '../../hosts/process-table.js';
 import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
-import { processTree, readProcessTable } from '../process-table.js';
 
 /** Command lines of the inference servers benchgate knows how to talk to. */
 const SERVER_COMMAND =
@@ -11,7 +11,7 @@ const SERVER_COMMAND =
 
 export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
   const title = 'No leftover processes';
-  const rows = await readProcessTable(ctx.host);
+  const rows = await readProcessTable(ctx.host).catch(() => null);
   if (!rows)
     return [
       finding('leftovers', title, 'skip', {
