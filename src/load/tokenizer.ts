@@ -1,7 +1,12 @@
-// How prompt lengths are measured: the server's own /tokenize endpoint when it has one, else an
-// approximation (one token per common English word) that results label as such.
+// How prompt lengths are measured: the server's own /tokenize endpoint when it has one, else a local
+// Hugging Face tokenizer.json named by the plan, else an approximation (one token per whitespace-separated
+// word) that results label as such.
 
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { postJson } from '../client/post-json.js';
+import { BenchgateError } from '../core/errors.js';
 
 export interface PromptTokenizer {
   method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate';
@@ -63,7 +68,58 @@ export async function serverTokenizer(
   };
 }
 
-/** Server tokenizer when available; otherwise the labelled approximation. */
+async function readJsonFile(
+  path: string,
+  what: string,
+  optional: boolean,
+): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if (optional) return null;
+    const reason =
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (e as Error).message;
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.tokenizer: cannot read ${what} "${path}": ${reason}.`,
+    );
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.tokenizer: ${what} "${path}" is not valid JSON (${(e as Error).message}).`,
+    );
+  }
+}
+
+/**
+ * A tokenizer from a local Hugging Face `tokenizer.json` (and the `tokenizer_config.json` beside it, when
+ * present), counted without special tokens, as the server counts a prompt's text.
+ */
+export async function localTokenizer(path: string): Promise<PromptTokenizer> {
+  const json = await readJsonFile(path, 'tokenizer file', false);
+  const config =
+    (await readJsonFile(join(dirname(path), 'tokenizer_config.json'), 'tokenizer config', true)) ?? {};
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = new Tokenizer(json as never, config as never);
+  } catch (e) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      `workload.tokenizer: "${path}" is not a tokenizer.json this version understands (${(e as Error).message}).`,
+    );
+  }
+  return {
+    method: 'local-tokenizer-json',
+    detail: `local tokenizer ${path}`,
+    count: async (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length,
+  };
+}
+
+/** Server tokenizer when available; else the plan's local tokenizer.json; else the labelled approximation. */
 export async function chooseTokenizer(
   baseUrl: string,
   headers: Record<string, string>,
@@ -72,10 +128,6 @@ export async function chooseTokenizer(
 ): Promise<PromptTokenizer> {
   const server = await serverTokenizer(baseUrl, model, headers);
   if (server) return server;
-  if (localTokenizerPath) {
-    return approximateTokenizer(
-      `the server has no /tokenize; local tokenizer.json "${localTokenizerPath}" is not supported yet`,
-    );
-  }
+  if (localTokenizerPath) return localTokenizer(localTokenizerPath);
   return approximateTokenizer('the server has no /tokenize endpoint and no local tokenizer was named');
 }
