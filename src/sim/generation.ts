@@ -5,9 +5,11 @@
 import type { ServerResponse } from 'node:http';
 import { monoNowMs } from '../core/clock.js';
 import type { Rng } from '../core/seeded-random.js';
-import { SSE_DONE, sendJson, sseData, startSse } from './http-util.js';
+import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
-import { wordForId } from './tokenizer.js';
+import { SseEvents } from './sse-events.js';
+import { SseWriter } from './sse-writer.js';
+import { VOCAB_SIZE, wordForId } from './tokenizer.js';
 
 /** Per-request chunk timestamps kept for GET /_sim/requests (later chunks are counted, not timed). */
 export const MAX_TRUTH_CHUNKS = 4096;
@@ -66,6 +68,17 @@ function metaInfo(req: SimRequest, spec: GenerationSpec, done: boolean) {
   return meta;
 }
 
+/** Synthetic words by id, built on first use (the vocabulary is fixed, so each word is rendered once). */
+const WORDS: string[] = [];
+function word(id: number): string {
+  let w = WORDS[id];
+  if (w === undefined) {
+    w = wordForId(id);
+    if (id >= 0 && id < VOCAB_SIZE) WORDS[id] = w;
+  }
+  return w;
+}
+
 export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks: GenerationHooks): void {
   const created = Math.floor(Date.now() / 1000);
   let text = '';
@@ -73,6 +86,8 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
   let faultFired = false;
   let chunkIndex = 0;
   const idPrefix = spec.api === 'chat' ? 'chatcmpl-' : spec.api === 'completions' ? 'cmpl-' : '';
+  let events: SseEvents | null = null;
+  const writer = spec.stream ? new SseWriter(res) : null;
 
   const finish = (ok: boolean) => {
     if (ended) return;
@@ -83,10 +98,11 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
   const onTokens = (r: SimRequest, ids: number[]) => {
     if (ended) return;
     let piece = '';
-    for (const id of ids) piece += ` ${wordForId(id)}`;
-    text += piece;
+    for (let i = 0; i < ids.length; i++) piece += ` ${word(ids[i])}`;
+    // only the native API sends the cumulative text on every event; the others need it only at the end
+    if (spec.api === 'native' || !spec.stream) text += piece;
     const done = r.state === 'done';
-    if (!spec.stream) {
+    if (writer === null) {
       if (done) {
         r.chunkWriteMs.push(monoNowMs());
         r.chunkTokens.push(r.generated);
@@ -105,80 +121,44 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
       }
       if (hooks.fault === 'reset') {
         hooks.abort(r);
+        writer.flush();
         res.socket?.destroy();
         finish(false);
         return;
       }
-      res.write('data: {"text": "\\u00ff broken chunk\n\n');
+      writer.write('data: {"text": "\\u00ff broken chunk\n\n');
     }
-    let out = chunkFor(r, piece, done);
-    if (done) {
-      if (spec.api !== 'native' && spec.includeUsage) {
-        out += sseData({
-          id: idPrefix + r.id,
-          object: objectName(),
-          created,
-          model: spec.model,
-          choices: [],
-          usage: usage(r),
-        });
-      }
-      out += SSE_DONE;
-    }
-    res.write(out);
+    events ??= new SseEvents({
+      api: spec.api,
+      id: idPrefix + r.id,
+      created,
+      model: spec.model,
+      continuousUsage: spec.continuousUsage,
+      speculative: spec.speculative,
+    });
+    chunkIndex++;
+    if (spec.api === 'chat' && chunkIndex === 1) writer.write(events.chatRoleEvent(r.promptTokens));
+    const nowMs = monoNowMs();
+    writer.write(
+      events.tokenEvent(piece, text, done, {
+        promptTokens: r.promptTokens,
+        generated: r.generated,
+        verifyCt: r.verifyCt,
+        e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
+      }),
+    );
     if (r.chunkWriteMs.length < MAX_TRUTH_CHUNKS) {
-      r.chunkWriteMs.push(monoNowMs());
+      r.chunkWriteMs.push(nowMs);
       r.chunkTokens.push(ids.length);
     }
     if (done) {
-      res.end();
+      if (spec.api !== 'native' && spec.includeUsage)
+        writer.write(events.usageEvent(r.promptTokens, r.generated));
+      writer.write(SSE_DONE);
+      writer.end();
       finish(true);
     }
   };
-
-  const objectName = () => (spec.api === 'chat' ? 'chat.completion.chunk' : 'text_completion');
-
-  const chunkFor = (r: SimRequest, piece: string, done: boolean): string => {
-    chunkIndex++;
-    if (spec.api === 'native') return sseData({ text, output_ids: [], meta_info: metaInfo(r, spec, done) });
-    const body: Record<string, unknown> = {
-      id: idPrefix + r.id,
-      object: objectName(),
-      created,
-      model: spec.model,
-    };
-    const finishReason = done ? 'length' : null;
-    if (spec.api === 'chat') {
-      let prefix = '';
-      if (chunkIndex === 1) {
-        prefix = sseData({
-          ...body,
-          choices: [
-            { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
-          ],
-          ...(spec.continuousUsage
-            ? { usage: { prompt_tokens: r.promptTokens, total_tokens: r.promptTokens, completion_tokens: 0 } }
-            : {}),
-        });
-      }
-      body.choices = [
-        {
-          index: 0,
-          delta: { content: piece },
-          logprobs: null,
-          finish_reason: finishReason,
-          stop_reason: null,
-        },
-      ];
-      if (spec.continuousUsage) body.usage = usage(r);
-      return prefix + sseData(body);
-    }
-    // the hot path (one event per stream per step) is assembled from a precomputed JSON head
-    completionHead ||= `data: {"id":${JSON.stringify(idPrefix + r.id)},"object":"text_completion","created":${created},"model":${JSON.stringify(spec.model)},"choices":[{"index":0,"text":`;
-    const usageJson = spec.continuousUsage ? `,"usage":${JSON.stringify(usage(r))}` : '';
-    return `${completionHead}${JSON.stringify(piece)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : '"length"'},"stop_reason":null}]${usageJson}}\n\n`;
-  };
-  let completionHead = '';
 
   const fullBody = (r: SimRequest): unknown => {
     if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };

@@ -1,0 +1,87 @@
+// Pre-serialised SSE events of one streaming generation: the JSON around the token text is rendered
+// once per stream, so each event costs a few string concatenations instead of an object and a
+// JSON.stringify. The bytes equal JSON.stringify of the engines' chunk objects (see the test).
+
+import type { ApiKind } from './generation.js';
+
+/** What an event needs from the request at the moment it is written. */
+export interface EventCounts {
+  promptTokens: number;
+  /** Tokens generated so far, including this event's. */
+  generated: number;
+  verifyCt: number;
+  /** Seconds since arrival (native meta_info.e2e_latency). */
+  e2eLatencyS: number;
+}
+
+export interface StreamIdentity {
+  api: ApiKind;
+  /** Full response id as sent (`cmpl-…`, `chatcmpl-…`, or the bare native id). */
+  id: string;
+  created: number;
+  model: string;
+  continuousUsage: boolean;
+  /** Native meta_info carries spec_verify_ct / spec_accept_length. */
+  speculative: boolean;
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+
+/** JSON string literal; token text from the synthetic vocabulary needs no escaping and skips stringify. */
+export function jsonString(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+function usageJson(promptTokens: number, completionTokens: number): string {
+  return `{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + completionTokens},"completion_tokens":${completionTokens}}`;
+}
+
+/** Renders every SSE event of one stream from templates built once. */
+export class SseEvents {
+  private readonly id: StreamIdentity;
+  /** `data: {"id":…,"object":…,"created":…,"model":…,` shared by OpenAI-style chunks. */
+  private readonly head: string;
+  private readonly nativeIdJson: string;
+
+  constructor(id: StreamIdentity) {
+    this.id = id;
+    const object = id.api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    this.head = `data: {"id":${jsonString(id.id)},"object":"${object}","created":${id.created},"model":${jsonString(id.model)},`;
+    this.nativeIdJson = jsonString(id.id);
+  }
+
+  /** Chat only: the opening event with the assistant role, sent before the first token event. */
+  chatRoleEvent(promptTokens: number): string {
+    const usage = this.id.continuousUsage ? `,"usage":${usageJson(promptTokens, 0)}` : '';
+    return `${this.head}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usage}}\n\n`;
+  }
+
+  /**
+   * One token event. `piece` is the text this event adds; `fullText` the text so far (native streams
+   * send the cumulative text, as SGLang does).
+   */
+  tokenEvent(piece: string, fullText: string, done: boolean, c: EventCounts): string {
+    const api = this.id.api;
+    if (api === 'native') {
+      const finish = done ? `{"type":"length","length":${c.generated}}` : 'null';
+      let spec = '';
+      if (this.id.speculative) {
+        const acceptLen = c.verifyCt > 0 ? c.generated / c.verifyCt : 0;
+        spec = `,"spec_verify_ct":${c.verifyCt},"spec_accept_length":${acceptLen}`;
+      }
+      return `data: {"text":${jsonString(fullText)},"output_ids":[],"meta_info":{"id":${this.nativeIdJson},"finish_reason":${finish},"prompt_tokens":${c.promptTokens},"weight_version":"default","total_retractions":0,"completion_tokens":${c.generated},"cached_tokens":0,"e2e_latency":${c.e2eLatencyS}${spec}}}\n\n`;
+    }
+    const finish = done ? '"length"' : 'null';
+    const usage = this.id.continuousUsage ? `,"usage":${usageJson(c.promptTokens, c.generated)}` : '';
+    const choice =
+      api === 'chat'
+        ? `{"index":0,"delta":{"content":${jsonString(piece)}},"logprobs":null,"finish_reason":${finish},"stop_reason":null}`
+        : `{"index":0,"text":${jsonString(piece)},"logprobs":null,"finish_reason":${finish},"stop_reason":null}`;
+    return `${this.head}"choices":[${choice}]${usage}}\n\n`;
+  }
+
+  /** The final usage-only event (`stream_options.include_usage`). */
+  usageEvent(promptTokens: number, completionTokens: number): string {
+    return `${this.head}"choices":[],"usage":${usageJson(promptTokens, completionTokens)}}\n\n`;
+  }
+}
