@@ -1,7 +1,8 @@
 // The single scheduler loop of the `fixed` calibration profile: every request gets its first chunk
 // ttftMs after arrival and one chunk of tokensPerChunk tokens every itlMs after that (both divided by
 // the time scale). Two FIFO queues (awaiting first chunk, decoding) keep due times ordered, so the
-// loop costs O(1) per chunk and never uses a timer per request.
+// loop costs O(1) per chunk and never uses a timer per request. With itlMs 0 every chunk is due at
+// once, so one loop run emits up to ZERO_ITL_BURST chunks per stream (they leave in one write).
 
 import { performance } from 'node:perf_hooks';
 import type { Scheduler, SchedulerCounters, SimRequest } from './request.js';
@@ -15,6 +16,9 @@ export interface FixedOptions {
   timeScale: number;
   beforeFirstDecode?: () => boolean;
 }
+
+/** Chunks per stream per loop run when itlMs is 0: bounds one run's length and one write's size. */
+export const ZERO_ITL_BURST = 16;
 
 interface Due {
   req: SimRequest;
@@ -137,7 +141,7 @@ export class FixedScheduler implements Scheduler {
         this.kvUsed -= req.promptTokens;
         continue;
       }
-      this.emit(req, now);
+      this.emit(req, now, false);
     }
     const dec = this.decoding;
     for (let n = dec.length; n > 0 && dec.length > 0 && dec.peek()!.atMs <= now; n--) {
@@ -153,12 +157,17 @@ export class FixedScheduler implements Scheduler {
           return;
         }
       }
-      this.emit(req, now);
+      let burst = this.itlRealMs > 0 ? 1 : ZERO_ITL_BURST;
+      while (this.emit(req, now, --burst > 0));
     }
     this.arm();
   }
 
-  private emit(req: SimRequest, now: number): void {
+  /**
+   * Emits one chunk. Returns true when the caller may emit the next one right away (itlMs 0 and
+   * mayContinue); otherwise the request's next chunk is queued.
+   */
+  private emit(req: SimRequest, now: number, mayContinue: boolean): boolean {
     const count = Math.min(this.o.tokensPerChunk, req.maxNewTokens - req.generated);
     const isFirst = req.generated === 0;
     req.generated += count;
@@ -171,9 +180,15 @@ export class FixedScheduler implements Scheduler {
       req.finishSimS = this.simNowS();
       this.counters.requestsFinished++;
       this.kvUsed -= req.promptTokens + req.generated;
-    } else {
-      this.decoding.push({ req, atMs: now + this.itlRealMs });
     }
     req.onTokens(req, drawTokenIds(req.rng, count, VOCAB_SIZE));
+    if (req.state !== 'running') {
+      // aborted from inside onTokens (client gone, reset fault): release its KV now, it is not queued
+      if (req.state === 'aborted') this.kvUsed -= req.promptTokens + req.generated;
+      return false;
+    }
+    if (mayContinue && this.itlRealMs <= 0) return true;
+    this.decoding.push({ req, atMs: now + this.itlRealMs });
+    return false;
   }
 }
