@@ -1,9 +1,11 @@
 // `npm run bench:client`: how fast and how exact the streaming client is. Prints figures, asserts nothing.
-// Part 1: client CPU per streamed token, tokens/s and memory per in-flight stream at concurrency
-// 1/64/256/1024 against a pre-rendered stream server in another process. Part 2: TTFT and ITL error
+// Part 1: client CPU per streamed token (raw-socket transport and node:http side by side, beside the
+// socket floors), tokens/s and memory per in-flight stream at concurrency 1/64/256/1024 against a
+// pre-rendered stream server in another process, one event per read and server-batched. Part 2: TTFT and ITL error
 // against the simulator's `fixed` profile (server-side truth from GET /_sim/requests), also in another process.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +50,7 @@ async function closedLoop(
   built: BuiltRequest,
   maxTokens: number,
   sink: (r: RequestRecord) => void,
+  agent?: http.Agent,
 ): Promise<void> {
   const origin = performance.now();
   let id = 0;
@@ -73,6 +76,7 @@ async function closedLoop(
         scheduledAtMs: a.scheduledAtMs,
         requestedOutputTokens: maxTokens,
         signal: a.signal,
+        agent,
       }),
     onRecord: sink,
   });
@@ -80,31 +84,50 @@ async function closedLoop(
 
 /**
  * The floor under any Node client: the same streams read from raw sockets that only count bytes
- * (no HTTP parsing, no SSE, no records). What the client costs above this is benchgate's own work.
+ * (no HTTP parsing, no SSE, no records). `data` reads through the socket's stream events (one Buffer
+ * per read); `onread` reads into one reused buffer, as the client's transport does.
  */
 async function rawSocketFloor(
   port: number,
   concurrency: number,
   perRequest: number,
   rounds: number,
+  mode: 'data' | 'onread',
 ): Promise<{ cpuUsPerToken: number; reads: number }> {
   const body = JSON.stringify({ max_tokens: perRequest });
   const req = `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const shared = Buffer.allocUnsafe(256 * 1024);
+  const done = Buffer.from('[DONE]');
   let reads = 0;
   const worker = async (): Promise<void> => {
-    const s = net.connect(port, '127.0.0.1');
+    let onBytes: (b: Buffer, n: number) => void = () => {};
+    const s =
+      mode === 'onread'
+        ? net.connect({
+            port,
+            host: '127.0.0.1',
+            onread: {
+              buffer: shared,
+              callback: (n: number, b: Uint8Array) => {
+                onBytes(b as Buffer, n);
+                return true;
+              },
+            },
+          } as net.NetConnectOpts)
+        : net.connect(port, '127.0.0.1');
+    if (mode === 'data') s.on('data', (b: Buffer) => onBytes(b, b.length));
     s.setNoDelay(true);
     await new Promise((r) => s.once('connect', r));
     for (let i = 0; i < rounds; i++) {
       await new Promise<void>((resolve) => {
-        const onData = (b: Buffer): void => {
+        onBytes = (b, n) => {
           reads++;
-          if (b.includes('[DONE]')) {
-            s.off('data', onData);
+          const at = b.indexOf(done);
+          if (at >= 0 && at < n) {
+            onBytes = () => {};
             resolve();
           }
         };
-        s.on('data', onData);
         s.write(req);
       });
     }
@@ -116,16 +139,71 @@ async function rawSocketFloor(
   return { cpuUsPerToken: (cpu.user + cpu.system) / (concurrency * perRequest * rounds), reads };
 }
 
-async function cpuPerToken(): Promise<void> {
+interface ClientRun {
+  tokens: number;
+  errors: number;
+  wallS: number;
+  cpuUs: number;
+  peakBytes: number;
+}
+
+/** One measured closed-loop level; CPU is this process's only (the server runs in another). */
+async function measure(
+  url: string,
+  c: number,
+  requests: number,
+  maxTokens: number,
+  agent?: http.Agent,
+): Promise<ClientRun> {
+  const built = request(maxTokens);
+  await closedLoop(url, c, c, built, maxTokens, () => {}, agent); // open the connections, warm the JIT
+  global.gc?.();
+  const mem0 = process.memoryUsage();
+  let peakBytes = 0;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    peakBytes = Math.max(peakBytes, m.heapUsed + m.external - mem0.heapUsed - mem0.external);
+  }, 100);
+  let tokens = 0;
+  let errors = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await closedLoop(
+    url,
+    c,
+    requests,
+    built,
+    maxTokens,
+    (r) => {
+      if (r.error) errors++;
+      for (const n of r.chunkTokens) tokens += n;
+    },
+    agent,
+  );
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  return { tokens, errors, wallS, cpuUs: cpu.user + cpu.system, peakBytes };
+}
+
+async function cpuPerToken(eventsPerWrite: number): Promise<void> {
   const tickMs = 5;
-  const { child, match } = await startChild([here('./prerendered-server.js'), String(tickMs)], /port (\d+)/);
+  const { child, match } = await startChild(
+    [here('./prerendered-server.js'), String(tickMs), String(eventsPerWrite)],
+    /port (\d+)/,
+  );
   const url = `http://127.0.0.1:${match[1]}`;
+  const condition =
+    eventsPerWrite === 1
+      ? 'one SSE event per write, so every token is one socket read'
+      : `server batched: ${eventsPerWrite} SSE events per write`;
   console.log(
-    `\n== client CPU per streamed token (pre-rendered server in another process, one chunk per stream every ${tickMs} ms) ==`,
+    `\n== client CPU per streamed token — ${condition} (pre-rendered server in another process, one write per stream every ${tickMs} ms) ==`,
   );
   console.log(
-    'concurrency  requests  tokens   wall s   tokens/s   client CPU µs/token   CPU % of one core   heap+ext MB/in-flight stream (peak)   errors   floor µs/token (raw socket, no parsing)',
+    'concurrency  requests  tokens   tokens/s   µs/token raw-socket client   µs/token node:http client   node:http/raw   floor µs/token data-event / onread   CPU % of one core   MB/in-flight stream   errors',
   );
+  const nodeAgent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   try {
     const levels = process.env.BENCH_CONCURRENCY
       ? process.env.BENCH_CONCURRENCY.split(',').map(Number)
@@ -133,35 +211,17 @@ async function cpuPerToken(): Promise<void> {
     for (const c of levels) {
       const maxTokens = c >= 256 ? 64 : 128;
       const requests = Math.max(4, 2 * c);
-      const built = request(maxTokens);
-      await closedLoop(url, Math.min(c, 8), Math.min(c, 8), built, maxTokens, () => {}); // warm connections + JIT
-      global.gc?.();
-      const mem0 = process.memoryUsage();
-      let peak = 0;
-      const sampler = setInterval(() => {
-        const m = process.memoryUsage();
-        peak = Math.max(peak, m.heapUsed + m.external - mem0.heapUsed - mem0.external);
-      }, 100);
-      let tokens = 0;
-      let errors = 0;
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      await closedLoop(url, c, requests, built, maxTokens, (r) => {
-        if (r.error) errors++;
-        for (const n of r.chunkTokens) tokens += n;
-      });
-      const wallS = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      clearInterval(sampler);
-      const cpuUs = cpu.user + cpu.system;
-      const floor = await rawSocketFloor(
-        Number(match[1]),
-        c,
-        maxTokens,
-        Math.max(1, Math.round(requests / c)),
-      );
+      const raw = await measure(url, c, requests, maxTokens);
+      const viaNode = await measure(url, c, requests, maxTokens, nodeAgent);
+      nodeAgent.destroy();
+      const rounds = Math.max(1, Math.round(requests / c));
+      const floorData = await rawSocketFloor(Number(match[1]), c, maxTokens, rounds, 'data');
+      const floorOnread = await rawSocketFloor(Number(match[1]), c, maxTokens, rounds, 'onread');
+      const rawUs = raw.cpuUs / raw.tokens;
+      const nodeUs = viaNode.cpuUs / viaNode.tokens;
+      const same = raw.tokens === viaNode.tokens ? '' : ` (node:http counted ${viaNode.tokens} tokens)`;
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(tokens).padStart(6)}  ${wallS.toFixed(2).padStart(7)}  ${(tokens / wallS).toFixed(0).padStart(9)}  ${(cpuUs / tokens).toFixed(2).padStart(20)}  ${((cpuUs / 1e6 / wallS) * 100).toFixed(0).padStart(18)}  ${(peak / 1e6 / c).toFixed(3).padStart(36)}  ${String(errors).padStart(7)}  ${floor.cpuUsPerToken.toFixed(2).padStart(40)}`,
+        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(raw.tokens).padStart(6)}  ${(raw.tokens / raw.wallS).toFixed(0).padStart(9)}  ${rawUs.toFixed(2).padStart(27)}  ${nodeUs.toFixed(2).padStart(26)}  ${(nodeUs / rawUs).toFixed(2).padStart(14)}  ${`${floorData.cpuUsPerToken.toFixed(2)} / ${floorOnread.cpuUsPerToken.toFixed(2)}`.padStart(36)}  ${((raw.cpuUs / 1e6 / raw.wallS) * 100).toFixed(0).padStart(18)}  ${(raw.peakBytes / 1e6 / c).toFixed(3).padStart(20)}  ${String(raw.errors + viaNode.errors).padStart(7)}${same}`,
       );
     }
   } finally {
@@ -266,5 +326,8 @@ console.log(
     .map((x) => x.toFixed(1))
     .join(' ')}`,
 );
-if (which === 'all' || which === 'cpu') await cpuPerToken();
+if (which === 'all' || which === 'cpu') {
+  await cpuPerToken(1);
+  await cpuPerToken(4);
+}
 if (which === 'all' || which === 'accuracy') await accuracy();

@@ -1,11 +1,13 @@
 // A deliberately cheap SSE server for `npm run bench:client`, run in its own process so its CPU is
 // not billed to the client: every tick it writes one pre-rendered chunk to every open stream.
-// argv: tickMs. Prints "port N" on stdout once listening on 127.0.0.1.
+// argv: tickMs [eventsPerWrite]: with eventsPerWrite > 1 each tick writes that many events in one
+// write (what a batching server under speculative decoding does). Prints "port N" once listening.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const tickMs = Number(process.argv[2] ?? 5);
+const eventsPerWrite = Math.max(1, Number(process.argv[3] ?? 1));
 const CHUNK = Buffer.from(
   'data: {"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}]}\n\n',
 );
@@ -33,12 +35,16 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 
+const CHUNKS = Buffer.concat(Array.from({ length: eventsPerWrite }, () => CHUNK));
+
 setInterval(() => {
   for (const s of streams) {
-    s.left--;
-    if (s.left > 0) {
-      s.res.write(CHUNK);
+    if (s.left > eventsPerWrite) {
+      s.left -= eventsPerWrite;
+      s.res.write(CHUNKS);
     } else {
+      s.left--;
+      if (s.left > 0) s.res.write(Buffer.concat(Array.from({ length: s.left }, () => CHUNK)));
       s.res.write(LAST);
       s.res.end(
         `data: {"id":"cmpl-1","choices":[],"usage":{"prompt_tokens":${s.promptTokens},"completion_tokens":${s.total}}}\n\ndata: [DONE]\n\n`,

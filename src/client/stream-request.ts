@@ -1,5 +1,6 @@
-// The hot path: one streaming HTTP request becomes one RequestRecord. node:http with a keep-alive
-// agent; each socket read is timestamped first, then split into SSE events and scanned minimally.
+// The hot path: one streaming HTTP request becomes one RequestRecord. Plain-http targets go over the
+// raw-socket keep-alive pool (http1-pool.ts), https or a caller's own agent over node:http; either way
+// each read is timestamped first, then split into SSE events and scanned minimally.
 // Every failure ends as a record with a stable error code; this function never throws.
 
 import http from 'node:http';
@@ -8,7 +9,9 @@ import { performance } from 'node:perf_hooks';
 import type { RequestErrorCode } from '../core/errors.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
+import { destroyPools, poolFor } from './http1-pool.js';
 import { type ChunkTokenSource, RECORD_VERSION, type RequestRecord } from './record.js';
+import { SseScanner } from './sse-scanner.js';
 
 export interface StreamTimeouts {
   connectMs: number;
@@ -65,6 +68,7 @@ export function keepAliveAgent(baseUrl: string): http.Agent {
 export function destroyAgents(): void {
   for (const a of sharedAgents.values()) a.destroy();
   sharedAgents.clear();
+  destroyPools();
 }
 
 const BODY_PREVIEW_BYTES = 300;
@@ -107,8 +111,6 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
   const perChunkServer = opts.request.tokenAccounting !== 'openai-final-usage';
   const url = joinUrl(opts.baseUrl, opts.request.path);
   const body = JSON.stringify(opts.request.body);
-  const lib = url.protocol === 'https:' ? https : http;
-
   const rec: RequestRecord = {
     v: RECORD_VERSION,
     id: opts.id,
@@ -140,27 +142,27 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     let sawServerPerChunk = false;
     let sawDone = false;
     let done = false;
-    let pending = '';
-    let eventData: string | null = null;
     let sentAbs = 0;
     let lastDataAbs = 0;
+    /** Arrival time of the read being scanned: every event in one read shares it. */
+    let readAbs = 0;
     let timer: NodeJS.Timeout | null = null;
-    let req: http.ClientRequest | null = null;
-    let res: http.IncomingMessage | null = null;
-    let connectTimer: NodeJS.Timeout | null = null;
+    let cancelTransport: (() => void) | null = null;
+    // non-stream answers (error status, HTML): status, content type and the first bytes of the body
+    let plainStatus = 0;
+    let plainType = '';
+    let plainText: string | null = null;
 
     const finish = (code: RequestErrorCode | null, message: string, atAbs = performance.now()): void => {
       if (done) return;
       done = true;
+      scanner.stopped = true;
       if (timer) clearTimeout(timer);
-      if (connectTimer) clearTimeout(connectTimer);
       opts.signal?.removeEventListener('abort', onAbort);
       rec.endMs = atAbs - origin;
       if (code) rec.error = { code, message };
       finalizeTokens();
-      if (code && req) {
-        req.destroy();
-      }
+      if (code && cancelTransport) cancelTransport();
       resolve(rec);
     };
 
@@ -207,7 +209,8 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       }
     };
 
-    const onEvent = (data: string, atAbs: number): void => {
+    const onEvent = (data: string): void => {
+      const atAbs = readAbs;
       if (data.length === 6 && data === '[DONE]') {
         sawDone = true;
         return;
@@ -249,46 +252,40 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       }
       if (facts.finishReason !== null) rec.finishReason = facts.finishReason;
     };
+    const scanner = new SseScanner(onEvent);
 
-    const onData = (chunk: string): void => {
-      const atAbs = performance.now();
+    // The transport calls these four; both transports (raw socket, node:http) share them.
+    const onHead = (status: number, contentType: string, atAbs: number): void => {
       lastDataAbs = atAbs;
       if (done) return;
-      let buf = pending.length > 0 ? pending + chunk : chunk;
-      let start = 0;
-      for (;;) {
-        const nl = buf.indexOf('\n', start);
-        if (nl < 0) break;
-        let lineEnd = nl;
-        if (lineEnd > start && buf.charCodeAt(lineEnd - 1) === 13) lineEnd--;
-        if (lineEnd === start) {
-          if (eventData !== null) {
-            const d = eventData;
-            eventData = null;
-            onEvent(d, atAbs);
-            if (done) return;
-          }
-        } else if (buf.startsWith('data:', start)) {
-          const from = buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
-          const line = buf.slice(from, lineEnd);
-          eventData = eventData === null ? line : `${eventData}\n${line}`;
-        }
-        // other fields (event:, id:, retry:, comments) carry nothing the metrics need
-        start = nl + 1;
+      rec.headersMs = atAbs - origin;
+      rec.httpStatus = status;
+      if (status < 200 || status >= 300 || !contentType.includes('text/event-stream')) {
+        plainStatus = status;
+        plainType = contentType;
+        plainText = '';
       }
-      buf = start < buf.length ? buf.slice(start) : '';
-      pending = buf;
     };
 
-    const onEnd = (): void => {
-      const atAbs = performance.now();
+    const onBody = (buf: Buffer, start: number, end: number, atAbs: number): void => {
+      lastDataAbs = atAbs;
       if (done) return;
-      if (pending.length > 0) onData('\n\n');
-      if (eventData !== null) {
-        const d = eventData;
-        eventData = null;
-        onEvent(d, atAbs);
+      if (plainText !== null) {
+        if (plainText.length < 2048) plainText += buf.toString('utf8', start, Math.min(end, start + 2048));
+        return;
       }
+      readAbs = atAbs;
+      scanner.feed(buf, start, end);
+    };
+
+    const onEnd = (atAbs: number): void => {
+      if (done) return;
+      if (plainText !== null) {
+        settlePlain();
+        return;
+      }
+      readAbs = atAbs;
+      scanner.flush();
       if (done) return;
       if (rec.finishReason === null && !sawDone) {
         finish(
@@ -302,6 +299,32 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       finish(null, '', atAbs);
     };
 
+    const settlePlain = (): void => {
+      const text = preview(plainText ?? '') || '(empty body)';
+      if (plainStatus < 200 || plainStatus >= 300)
+        finish('BG_E_HTTP_STATUS', `HTTP ${plainStatus} from POST ${url.pathname}: ${text}`);
+      else
+        finish(
+          'BG_E_NOT_SSE',
+          `expected an event stream (text/event-stream) from POST ${url.pathname}, got "${plainType || 'no content-type'}": ${text}`,
+        );
+    };
+
+    const onFail = (phase: 'connect' | 'response', detail: string, atAbs: number): void => {
+      if (done) return;
+      if (phase === 'connect' || rec.headersMs === null) {
+        finish('BG_E_CONNECT', detail, atAbs);
+      } else if (plainText !== null) {
+        settlePlain();
+      } else {
+        finish(
+          'BG_E_STREAM_TRUNCATED',
+          `${detail.replace(/\.$/, '')} after ${rec.chunkMs.length} token chunks.`,
+          atAbs,
+        );
+      }
+    };
+
     if (opts.signal?.aborted) {
       rec.sentMs = performance.now() - origin;
       finish('BG_E_ABORTED', 'the request was aborted before it was sent.');
@@ -309,96 +332,152 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
     }
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const headers: Record<string, string | number> = {
-      ...opts.headers,
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-      'content-length': Buffer.byteLength(body),
-    };
+    const handlers: TransportHandlers = { onHead, onBody, onEnd, onFail };
+    const useRaw = url.protocol === 'http:' && opts.agent === undefined;
     try {
-      req = lib.request(url, { method: 'POST', headers, agent: opts.agent ?? keepAliveAgent(opts.baseUrl) });
+      const send = useRaw
+        ? prepareRaw(url, body, opts.headers, t.connectMs, handlers)
+        : prepareNodeHttp(url, body, opts, t.connectMs, handlers);
+      sentAbs = performance.now();
+      lastDataAbs = sentAbs;
+      rec.sentMs = sentAbs - origin;
+      armTimer();
+      cancelTransport = send();
     } catch (e) {
       rec.sentMs = performance.now() - origin;
       finish('BG_E_CONNECT', `could not start a request to ${url.origin}: ${(e as Error).message}.`);
-      return;
     }
-    req.setNoDelay?.(true);
+  });
+}
+
+interface TransportHandlers {
+  onHead(status: number, contentType: string, atAbs: number): void;
+  onBody(buf: Buffer, start: number, end: number, atAbs: number): void;
+  onEnd(atAbs: number): void;
+  onFail(phase: 'connect' | 'response', detail: string, atAbs: number): void;
+}
+
+const HEADER_VALUE_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_NAME_OK = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The complete request as one buffer: written to the socket in one call. */
+export function renderRequest(url: URL, body: string, headers: Record<string, string> | undefined): Buffer {
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+  const skip = new Set([
+    'host',
+    'content-type',
+    'content-length',
+    'accept',
+    'connection',
+    'transfer-encoding',
+  ]);
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!HEADER_NAME_OK.test(name)) throw new Error(`the header name "${name}" is not a valid HTTP token`);
+    if (!HEADER_VALUE_OK.test(value))
+      throw new Error(`the value of header "${name}" holds a line break or control character`);
+    if (skip.has(name.toLowerCase())) continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `Content-Type: application/json\r\nAccept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return Buffer.from(head + body, 'utf8');
+}
+
+/** Raw-socket transport (plain http): pooled keep-alive sockets, one write, reads timestamped first. */
+function prepareRaw(
+  url: URL,
+  body: string,
+  headers: Record<string, string> | undefined,
+  connectMs: number,
+  h: TransportHandlers,
+): () => () => void {
+  const bytes = renderRequest(url, body, headers);
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const pool = poolFor(host, url.port === '' ? 80 : Number(url.port));
+  return () => {
+    const ex = pool.exchange(
+      bytes,
+      {
+        onHead: (head, atMs) => h.onHead(head.status, head.contentType, atMs),
+        onBody: h.onBody,
+        onEnd: h.onEnd,
+        onFail: h.onFail,
+      },
+      connectMs,
+    );
+    return () => ex.cancel();
+  };
+}
+
+/** node:http(s) transport: https targets and callers that bring their own agent. */
+function prepareNodeHttp(
+  url: URL,
+  body: string,
+  opts: StreamRequestOptions,
+  connectMs: number,
+  h: TransportHandlers,
+): () => () => void {
+  const lib = url.protocol === 'https:' ? https : http;
+  const headers: Record<string, string | number> = {
+    ...opts.headers,
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    'content-length': Buffer.byteLength(body),
+  };
+  const req = lib.request(url, {
+    method: 'POST',
+    headers,
+    agent: opts.agent ?? keepAliveAgent(opts.baseUrl),
+  });
+  return () => {
+    let gotResponse = false;
+    let connectTimer: NodeJS.Timeout | null = null;
+    const clearConnect = (): void => {
+      if (connectTimer) clearTimeout(connectTimer);
+      connectTimer = null;
+    };
     req.on('socket', (socket) => {
       socket.setNoDelay(true);
       if (socket.connecting) {
-        connectTimer = setTimeout(
-          () => finish('BG_E_CONNECT', `could not connect to ${url.host} within ${t.connectMs} ms.`),
-          t.connectMs,
-        );
-        socket.once('connect', () => {
-          if (connectTimer) clearTimeout(connectTimer);
-          connectTimer = null;
-        });
+        connectTimer = setTimeout(() => {
+          h.onFail('connect', `could not connect to ${url.host} within ${connectMs} ms.`, performance.now());
+        }, connectMs);
+        socket.once('connect', clearConnect);
       }
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (done) return;
-      if (res === null) finish('BG_E_CONNECT', `could not reach ${url.host} (${err.code ?? err.message}).`);
+      clearConnect();
+      if (!gotResponse)
+        h.onFail('connect', `could not reach ${url.host} (${err.code ?? err.message}).`, performance.now());
       else
-        finish(
-          'BG_E_STREAM_TRUNCATED',
-          `the connection broke mid-stream (${err.code ?? err.message}) after ${rec.chunkMs.length} token chunks.`,
+        h.onFail(
+          'response',
+          `the connection broke mid-stream (${err.code ?? err.message})`,
+          performance.now(),
         );
     });
     req.on('response', (response) => {
-      res = response;
-      const atAbs = performance.now();
-      lastDataAbs = atAbs;
-      rec.headersMs = atAbs - origin;
-      rec.httpStatus = response.statusCode ?? null;
-      response.setEncoding('utf8');
-      const status = response.statusCode ?? 0;
-      const ctype = String(response.headers['content-type'] ?? '');
-      if (status < 200 || status >= 300 || !ctype.includes('text/event-stream')) {
-        let text = '';
-        response.on('data', (c: string) => {
-          if (text.length < 2048) text += c;
-          lastDataAbs = performance.now();
-        });
-        const settle = (): void => {
-          if (status < 200 || status >= 300)
-            finish(
-              'BG_E_HTTP_STATUS',
-              `HTTP ${status} from POST ${url.pathname}: ${preview(text) || '(empty body)'}`,
-            );
-          else
-            finish(
-              'BG_E_NOT_SSE',
-              `expected an event stream (text/event-stream) from POST ${url.pathname}, got "${ctype || 'no content-type'}": ${preview(text) || '(empty body)'}`,
-            );
-        };
-        response.on('end', settle);
-        response.on('error', settle);
-        return;
-      }
-      response.on('data', onData);
-      response.on('end', onEnd);
-      response.on('error', (err: Error) => {
-        if (!done)
-          finish(
-            'BG_E_STREAM_TRUNCATED',
-            `the stream broke (${err.message}) after ${rec.chunkMs.length} token chunks.`,
-          );
-      });
-      response.on('aborted', () => {
-        if (!done)
-          finish(
-            'BG_E_STREAM_TRUNCATED',
-            `the server closed the stream after ${rec.chunkMs.length} token chunks without a finish.`,
-          );
-      });
+      gotResponse = true;
+      clearConnect();
+      h.onHead(
+        response.statusCode ?? 0,
+        String(response.headers['content-type'] ?? '').toLowerCase(),
+        performance.now(),
+      );
+      response.on('data', (c: Buffer) => h.onBody(c, 0, c.length, performance.now()));
+      response.on('end', () => h.onEnd(performance.now()));
+      response.on('error', (err: Error) =>
+        h.onFail('response', `the stream broke (${err.message})`, performance.now()),
+      );
+      response.on('aborted', () =>
+        h.onFail('response', 'the server closed the stream without a finish', performance.now()),
+      );
     });
-    sentAbs = performance.now();
-    lastDataAbs = sentAbs;
-    rec.sentMs = sentAbs - origin;
-    armTimer();
     req.end(body);
-  });
+    return () => {
+      clearConnect();
+      req.destroy();
+    };
+  };
 }
 
 export type { ChunkTokenSource };
