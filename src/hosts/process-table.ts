@@ -18,7 +18,7 @@ const PS_ARGV = ['ps', '-eo', 'pid=,ppid=,pgid=,stat=,args='];
 export function parsePsTable(text: string): PsRow[] {
   const rows: PsRow[] = [];
   for (const line of text.split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s?(.*)$/.exec(line);
+    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s*(.*)$/.exec(line);
     if (m) rows.push({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), stat: m[4], args: m[5] });
   }
   return rows;
