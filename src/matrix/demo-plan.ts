@@ -1,5 +1,6 @@
 // The README demo's plan: the story on the embedded simulator (SGLang flavour, story MoE profile), four
 // configs launched as real child processes on free loopback ports picked now, one of them drifting.
+// The story's configurations and workload are exported so the end-to-end verdict test runs the same ones.
 
 import { type Expectation, type Plan, type PlanInput, planSchema } from '../plan/schema.js';
 import { freeLoopbackPorts } from './free-port.js';
@@ -17,19 +18,88 @@ export interface DemoPlanOptions {
   levelDuration?: string;
 }
 
-const MODEL = 'story/moe-0.5t-int4';
-const DRAFT = 'story/moe-0.5t-eagle3-draft';
+export const STORY_MODEL = 'story/moe-0.5t-int4';
+export const STORY_DRAFT = 'story/moe-0.5t-eagle3-draft';
+export const STORY_PROFILE = 'story-moe-int4-8xpcie';
 
-export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
-  const ports = await freeLoopbackPorts(4);
-  const timeScale = o.timeScale ?? 10;
-  const sim = (port: number, extra: string[]) => [
-    ...o.benchgateArgv.slice(1),
-    'sim',
+/**
+ * The demo's sweep. Why these levels (see src/report/story-e2e.test.ts for the model's arithmetic): 1 is
+ * where spec v2 top-k 1 wins and top-k 4 (host time not hidden, 8-token tree) loses; 16 is the band where
+ * both speculative configs amortise the MoE's expert-weight reads; 192 is past the 48 running requests
+ * speculation forces, where the baseline's larger batch wins. 128-token prompts and 64-token answers keep
+ * prefill from dominating the high level.
+ */
+export const STORY_LEVELS = [1, 16, 192];
+export const STORY_INPUT_TOKENS = 128;
+export const STORY_OUTPUT_TOKENS = 64;
+/** Fast enough to finish in seconds, slow enough that 192 streams stay within the client's and simulator's CPU. */
+export const STORY_TIME_SCALE = 5;
+
+/** One server configuration of the story: engine flags and environment, and what the checkpoint must see. */
+export interface StoryConfig {
+  name: string;
+  engineArgs: string[];
+  env: Record<string, string>;
+  expectConfig: Record<string, Expectation>;
+}
+
+const eagle = (topk: number, drafts: number) => [
+  '--speculative-algorithm',
+  'EAGLE3',
+  '--speculative-draft-model-path',
+  STORY_DRAFT,
+  '--speculative-num-steps',
+  '3',
+  '--speculative-eagle-topk',
+  String(topk),
+  '--speculative-num-draft-tokens',
+  String(drafts),
+];
+
+const SPEC_V2_EXPECT: Record<string, Expectation> = {
+  'speculative.algorithm': 'EAGLE3',
+  'speculative.topk': 1,
+  'speculative.spec_v2': true,
+  overlap_schedule: true,
+};
+
+/** Baseline, EAGLE-3 top-k 4 on spec v1 (overlap off), EAGLE-3 top-k 1 on spec v2 (overlap on). */
+export const STORY_CONFIGS: readonly StoryConfig[] = [
+  {
+    name: 'baseline',
+    engineArgs: [],
+    env: {},
+    expectConfig: { 'speculative.algorithm': { absent: true }, overlap_schedule: true },
+  },
+  {
+    name: 'eagle3-topk4-v1',
+    engineArgs: [...eagle(4, 8), '--disable-overlap-schedule'],
+    env: {},
+    expectConfig: { 'speculative.algorithm': 'EAGLE3', 'speculative.topk': 4, overlap_schedule: false },
+  },
+  {
+    name: 'eagle3-topk1-v2',
+    engineArgs: eagle(1, 4),
+    env: { SGLANG_ENABLE_SPEC_V2: '1' },
+    expectConfig: SPEC_V2_EXPECT,
+  },
+];
+
+/** The log announces spec v2 with the overlap scheduler, but the server silently runs with overlap off. */
+export const STORY_DRIFTED_CONFIG: StoryConfig = {
+  name: 'eagle3-topk1-v2-drifted',
+  engineArgs: [...eagle(1, 4), '--fault', 'config-drift'],
+  env: { SGLANG_ENABLE_SPEC_V2: '1' },
+  expectConfig: SPEC_V2_EXPECT,
+};
+
+/** `benchgate sim` arguments (after `sim`) for one story config on `port`. */
+export function storySimArgs(config: StoryConfig, port: number, timeScale: number): string[] {
+  return [
     '--flavor',
     'sglang',
     '--profile',
-    'story-moe-int4-8xpcie',
+    STORY_PROFILE,
     '--time-scale',
     String(timeScale),
     // the story's 10-minute model load, shortened to a second of real time
@@ -38,102 +108,51 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
     '--port',
     String(port),
     '--model-path',
-    MODEL,
+    STORY_MODEL,
     '--tp-size',
     '8',
-    ...extra,
+    ...config.engineArgs,
   ];
-  const eagle = (topk: number, drafts: number) => [
-    '--speculative-algorithm',
-    'EAGLE3',
-    '--speculative-draft-model-path',
-    DRAFT,
-    '--speculative-num-steps',
-    '3',
-    '--speculative-eagle-topk',
-    String(topk),
-    '--speculative-num-draft-tokens',
-    String(drafts),
-  ];
-  const cfg = (
-    name: string,
-    port: number,
-    args: string[],
-    env: Record<string, string>,
-    expectConfig: Record<string, Expectation>,
-  ) => ({
-    name,
-    launch: { command: [o.benchgateArgv[0]], args: sim(port, args), env },
-    url: `http://127.0.0.1:${port}`,
+}
+
+export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
+  const all = [...STORY_CONFIGS, STORY_DRIFTED_CONFIG];
+  const ports = await freeLoopbackPorts(all.length);
+  const timeScale = o.timeScale ?? STORY_TIME_SCALE;
+  const configs = all.map((c, i) => ({
+    name: c.name,
+    launch: {
+      command: [o.benchgateArgv[0]],
+      args: [...o.benchgateArgv.slice(1), 'sim', ...storySimArgs(c, ports[i], timeScale)],
+      env: c.env,
+    },
+    url: `http://127.0.0.1:${ports[i]}`,
     ready_timeout: '30s',
     stop: { signal: 'SIGTERM' as const, grace: '5s' },
-    expect: { config: expectConfig },
-  });
+    expect: { config: c.expectConfig },
+  }));
   const input: PlanInput = {
     name: 'story-demo',
     target: { engine: 'sglang', api: 'native' },
     workload: {
-      input_tokens: { fixed: o.inputTokens ?? 256 },
-      output_tokens: { fixed: o.outputTokens ?? 96 },
+      input_tokens: { fixed: o.inputTokens ?? STORY_INPUT_TOKENS },
+      output_tokens: { fixed: o.outputTokens ?? STORY_OUTPUT_TOKENS },
       ignore_eos: true,
       seed: 7,
     },
-    // Each level ends after `requests` or `duration`, whichever comes first: c=1 is time-bound, c=128 fills one wave.
+    // Each level ends after `requests` or `duration`, whichever comes first: low levels are time-bound,
+    // the top level sends one request per stream (one wave for the baseline, four for the capped configs).
     load: {
       kind: 'concurrency',
-      levels: o.levels ?? [1, 16, 128],
-      requests: o.requests ?? 128,
+      levels: o.levels ?? STORY_LEVELS,
+      requests: o.requests ?? 192,
       duration: o.levelDuration ?? '3s',
       warmup: 0,
     },
     output: o.output,
-    expect: { config: { tp_size: 8, model: MODEL }, wait: '10s', smoke: true },
+    expect: { config: { tp_size: 8, model: STORY_MODEL }, wait: '10s', smoke: true },
     varies: ['speculative.*', 'overlap_schedule', 'sglang.*'],
-    configs: [
-      cfg(
-        'baseline',
-        ports[0],
-        [],
-        {},
-        { 'speculative.algorithm': { absent: true }, overlap_schedule: true },
-      ),
-      cfg(
-        'eagle3-topk4-v1',
-        ports[1],
-        [...eagle(4, 8), '--disable-overlap-schedule'],
-        {},
-        {
-          'speculative.algorithm': 'EAGLE3',
-          'speculative.topk': 4,
-          overlap_schedule: false,
-        },
-      ),
-      cfg(
-        'eagle3-topk1-v2',
-        ports[2],
-        eagle(1, 4),
-        { SGLANG_ENABLE_SPEC_V2: '1' },
-        {
-          'speculative.algorithm': 'EAGLE3',
-          'speculative.topk': 1,
-          'speculative.spec_v2': true,
-          overlap_schedule: true,
-        },
-      ),
-      // The log announces spec v2 with the overlap scheduler, but the server silently runs with overlap off.
-      cfg(
-        'eagle3-topk1-v2-drifted',
-        ports[3],
-        [...eagle(1, 4), '--fault', 'config-drift'],
-        { SGLANG_ENABLE_SPEC_V2: '1' },
-        {
-          'speculative.algorithm': 'EAGLE3',
-          'speculative.topk': 1,
-          'speculative.spec_v2': true,
-          overlap_schedule: true,
-        },
-      ),
-    ],
+    configs,
   };
   return planSchema.parse(input);
 }
