@@ -14,16 +14,7 @@ import type {
   SpawnOptions,
 } from './host.js';
 import { LineSplitter } from './line-splitter.js';
-import {
-  listeningInodes,
-  parseBootTimeS,
-  parseEnviron,
-  parseNulList,
-  parseProcStat,
-  socketInode,
-  startTimeIso,
-} from './proc-parse.js';
-import { redactArgv } from './redact-env.js';
+import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 
@@ -196,23 +187,14 @@ export class LocalHost implements ProcessHost {
   }
 
   async processInfo(pid: number): Promise<ProcessInfo | null> {
-    const statText = await readOrNull(`/proc/${pid}/stat`);
-    const stat = statText ? parseProcStat(statText) : null;
-    if (!stat) return null;
-    const [cmdline, environ, procStat, clkTck] = await Promise.all([
+    const stat = await readOrNull(`/proc/${pid}/stat`);
+    if (stat === null) return null;
+    const [cmdline, environ, bootText, clkTck] = await Promise.all([
       readOrNull(`/proc/${pid}/cmdline`),
       readOrNull(`/proc/${pid}/environ`),
       readOrNull('/proc/stat'),
       clockTicksPerS(),
     ]);
-    const bootS = procStat ? parseBootTimeS(procStat) : null;
-    return {
-      pid,
-      ppid: stat.ppid,
-      state: stat.state,
-      startTime: bootS === null ? null : startTimeIso(stat.startTicks, bootS, clkTck),
-      argv: cmdline ? redactArgv(parseNulList(cmdline)) : [],
-      env: environ === null ? null : parseEnviron(environ),
-    };
+    return processInfoFromProc(pid, { stat, cmdline, environ, bootText, clockTicksPerS: clkTck });
   }
 }

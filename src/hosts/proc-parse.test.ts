@@ -4,6 +4,7 @@ import {
   parseBootTimeS,
   parseEnviron,
   parseProcStat,
+  processInfoFromProc,
   socketInode,
   startTimeIso,
 } from './proc-parse.js';
@@ -74,5 +75,42 @@ describe('argv and document redaction', () => {
     expect(redactDeep({ server_args: { api_key: 'abc', tp_size: 8, admin_api_key: null } })).toEqual({
       server_args: { api_key: '<redacted>', tp_size: 8, admin_api_key: null },
     });
+  });
+});
+
+describe('processInfoFromProc', () => {
+  const stat = '77 (vllm) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 500 0 0';
+
+  it('builds start time, argv and environment with secrets redacted', () => {
+    const info = processInfoFromProc(77, {
+      stat,
+      cmdline: 'vllm\0serve\0--api-key\0sk-live-123\0',
+      environ: 'HF_TOKEN=hf_abc\0PATH=/bin\0',
+      bootText: 'cpu 1 2 3\nbtime 1700000000\n',
+      clockTicksPerS: 100,
+    });
+    expect(info).toMatchObject({ pid: 77, ppid: 1, state: 'S', startTime: '2023-11-14T22:13:25.000Z' });
+    expect(JSON.stringify(info)).not.toMatch(/sk-live-123|hf_abc/);
+    expect(info?.env?.PATH).toBe('/bin');
+  });
+
+  it('keeps what could not be read as unknown, and is null for text that is not a stat line', () => {
+    const info = processInfoFromProc(77, {
+      stat,
+      cmdline: null,
+      environ: null,
+      bootText: null,
+      clockTicksPerS: 100,
+    });
+    expect(info).toMatchObject({ argv: [], env: null, startTime: null });
+    expect(
+      processInfoFromProc(77, {
+        stat: 'garbage',
+        cmdline: null,
+        environ: null,
+        bootText: null,
+        clockTicksPerS: 100,
+      }),
+    ).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 // Pure parsers for the /proc files both hosts read (locally via fs, remotely via ssh + cat):
 // /proc/<pid>/stat, /proc/stat (btime), NUL-separated cmdline/environ, /proc/net/tcp{,6}.
 
-import { redactEnv } from './redact-env.js';
+import type { ProcessInfo } from './host.js';
+import { redactArgv, redactEnv } from './redact-env.js';
 
 export interface ProcStat {
   pid: number;
@@ -77,4 +78,29 @@ export function listeningInodes(procNetTcpText: string, port: number): number[] 
 export function socketInode(linkTarget: string): number | null {
   const m = /^socket:\[(\d+)\]$/.exec(linkTarget.trim());
   return m ? Number(m[1]) : null;
+}
+
+/** The /proc texts of one process, however the host read them (null: could not be read). */
+export interface ProcTexts {
+  stat: string;
+  cmdline: string | null;
+  environ: string | null;
+  /** Text holding /proc/stat's `btime` line. */
+  bootText: string | null;
+  clockTicksPerS: number;
+}
+
+/** A ProcessInfo from /proc texts, argv and environment redacted; null when the stat text is not one. */
+export function processInfoFromProc(pid: number, texts: ProcTexts): ProcessInfo | null {
+  const stat = parseProcStat(texts.stat);
+  if (!stat) return null;
+  const bootS = texts.bootText === null ? null : parseBootTimeS(texts.bootText);
+  return {
+    pid,
+    ppid: stat.ppid,
+    state: stat.state,
+    startTime: bootS === null ? null : startTimeIso(stat.startTicks, bootS, texts.clockTicksPerS),
+    argv: texts.cmdline ? redactArgv(parseNulList(texts.cmdline)) : [],
+    env: texts.environ === null ? null : parseEnviron(texts.environ),
+  };
 }

@@ -18,16 +18,7 @@ import type {
 } from './host.js';
 import { LineSplitter } from './line-splitter.js';
 import { execLocal } from './local-host.js';
-import {
-  listeningInodes,
-  parseBootTimeS,
-  parseEnviron,
-  parseNulList,
-  parseProcStat,
-  socketInode,
-  startTimeIso,
-} from './proc-parse.js';
-import { redactArgv } from './redact-env.js';
+import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 import { shellJoin, shellQuote } from './shell-quote.js';
 
 export interface SshTarget {
@@ -174,19 +165,15 @@ export class SshHost implements ProcessHost {
     ].join('\n');
     const r = await this.exec(['sh', '-c', script, 'sh', String(pid), sep]);
     if (r.code !== 0) return null;
-    const [statText, cmdline = '', environ = '', boot = ''] = r.stdout.split(`\n${sep}\n`);
-    const stat = parseProcStat(statText);
-    if (!stat) return null;
-    const bootS = parseBootTimeS(boot);
-    const tck = Number(boot.trim().split('\n').pop());
-    return {
-      pid,
-      ppid: stat.ppid,
-      state: stat.state,
-      startTime: bootS === null ? null : startTimeIso(stat.startTicks, bootS, tck > 0 ? tck : 100),
-      argv: redactArgv(parseNulList(cmdline)),
-      env: environ === `${sep}-unreadable` ? null : parseEnviron(environ),
-    };
+    const [stat, cmdline = '', environ = '', bootText = ''] = r.stdout.split(`\n${sep}\n`);
+    const tck = Number(bootText.trim().split('\n').pop());
+    return processInfoFromProc(pid, {
+      stat,
+      cmdline,
+      environ: environ === `${sep}-unreadable` ? null : environ,
+      bootText,
+      clockTicksPerS: tck > 0 ? tck : 100,
+    });
   }
 
   async spawn(argv: string[], opts: SpawnOptions = {}): Promise<SpawnedProcess> {
