@@ -31,6 +31,8 @@ export class RooflineScheduler implements Scheduler {
   private queue: SimRequest[] = [];
   private running: SimRequest[] = [];
   private kvReserved = 0;
+  /** Queued requests aborted since the last sweep (so a step skips scanning a long queue). */
+  private queuedAborts = 0;
   private kvUsed = 0;
   private simS = 0;
   private busy = false;
@@ -61,6 +63,7 @@ export class RooflineScheduler implements Scheduler {
   }
 
   abort(req: SimRequest): void {
+    if (req.state === 'queued') this.queuedAborts++;
     if (req.state === 'queued' || req.state === 'running') req.state = 'aborted';
   }
 
@@ -96,8 +99,10 @@ export class RooflineScheduler implements Scheduler {
 
   /** Drops aborted requests from the queue and the running batch. */
   private sweep(): void {
-    if (this.queue.some((r) => r.state === 'aborted'))
+    if (this.queuedAborts > 0) {
+      this.queuedAborts = 0;
       this.queue = this.queue.filter((r) => r.state !== 'aborted');
+    }
     if (this.running.some((r) => r.state !== 'running')) {
       const keep: SimRequest[] = [];
       for (const r of this.running) {
