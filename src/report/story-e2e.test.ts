@@ -192,7 +192,7 @@ describe('the story end to end on the simulator', () => {
     );
     expect(texts).toContainEqual(
       expect.stringMatching(
-        /^eagle3-topk4-v1 is slower than baseline \(output throughput\) at concurrency 1, 192, faster at concurrency 16 /,
+        /^eagle3-topk4-v1 is slower than baseline \(output throughput\) at concurrency 1 and 192, faster at concurrency 16 /,
       ),
     );
     // throughput verdicts lead (they are what the story's decision is about)

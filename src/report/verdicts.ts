@@ -52,19 +52,29 @@ const largest = (ps: Point[]) =>
     Math.abs((p.cell.ratio ?? 1) - 1) > Math.abs((best.cell.ratio ?? 1) - 1) ? p : best,
   );
 
-/** "every concurrency >= 8", "every concurrency <= 16", "every concurrency" or "concurrency 2, 8". */
+/** "1, 4 and 192": a list of level values the way a sentence names them. */
+function valueList(ps: Point[]): string {
+  const v = ps.map((p) => String(p.level.value));
+  return v.length <= 1 ? v.join('') : `${v.slice(0, -1).join(', ')} and ${v[v.length - 1]}`;
+}
+
+/**
+ * "every concurrency >= 8", "every concurrency <= 16", "every concurrency tested (1–64)",
+ * "concurrency 2 and 8", or "concurrency 16, the only level compared".
+ */
 function where(selected: Point[], all: Point[]): string {
   const dim = all[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
   const unit = dim === 'rate' ? ' req/s' : '';
   const idx = selected.map((p) => all.indexOf(p));
   const contiguous = idx.every((v, i) => i === 0 || v === idx[i - 1] + 1);
+  if (all.length === 1) return `${dim} ${all[0].level.value}${unit}, the only level compared`;
   if (selected.length === all.length)
     return `every ${dim} tested (${all[0].level.value}–${all[all.length - 1].level.value}${unit})`;
   if (contiguous && idx[idx.length - 1] === all.length - 1 && selected.length > 1)
     return `every ${dim} >= ${selected[0].level.value}${unit}`;
   if (contiguous && idx[0] === 0 && selected.length > 1)
     return `every ${dim} <= ${selected[selected.length - 1].level.value}${unit}`;
-  return `${dim} ${selected.map((p) => p.level.value).join(', ')}${unit}`;
+  return `${dim} ${valueList(selected)}${unit}`;
 }
 
 function adjective(metric: MetricId, better: boolean): string {
@@ -128,8 +138,9 @@ export function verdictFor(
     const isSuffix = late.every((p, i) => pts[pts.length - late.length + i] === p);
     const dim = pts[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
     const unit = dim === 'rate' ? ' req/s' : '';
+    // a one-level prefix is the lowest level tested: "at concurrency 1", not "up to concurrency 1"
     const earlyWhere =
-      isPrefix && isSuffix
+      isPrefix && isSuffix && early.length > 1
         ? `up to ${dim} ${early[early.length - 1].level.value}${unit}`
         : `at ${where(early, pts)}`;
     const lateWhere = isPrefix && isSuffix ? `from ${late[0].level.value}${unit}` : `at ${where(late, pts)}`;
