@@ -10,7 +10,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { RequestRecord } from '../client/record.js';
-import { destroyAgents, streamRequest } from '../client/stream-request.js';
+import { destroyAgents, preconnect, streamRequest } from '../client/stream-request.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
 
@@ -51,7 +51,7 @@ async function closedLoop(
   maxTokens: number,
   sink: (r: RequestRecord) => void,
   agent?: http.Agent,
-): Promise<void> {
+): Promise<number> {
   const origin = performance.now();
   let id = 0;
   await runLevel({
@@ -80,6 +80,7 @@ async function closedLoop(
       }),
     onRecord: sink,
   });
+  return origin;
 }
 
 /**
@@ -236,6 +237,16 @@ interface Truth {
   chunkWriteMs: number[];
 }
 
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const fmt = (xs: number[], digits = 2): string =>
+  `${mean(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
+
+/**
+ * TTFT and ITL error against the simulator's own timestamps. Both processes stamp performance.now()
+ * and publish their timeOrigin (epoch ms, same system clock), so each request's error splits into
+ * the request path (client send → server arrival stamp) and the read path (server write of the
+ * first chunk → client read stamp). Requests are paired in send order (closed loop on warm sockets).
+ */
 async function accuracy(): Promise<void> {
   const main = here('../cli/main.js');
   const { child, match } = await startChild(
@@ -259,10 +270,10 @@ async function accuracy(): Promise<void> {
   );
   const url = match[1];
   console.log(
-    '\n== accuracy vs the simulator fixed profile (TTFT 50 ms, 10 ms between tokens; server in another process) ==',
+    '\n== accuracy vs the simulator fixed profile (TTFT 50 ms, 10 ms between tokens; server in another process; connections opened before each level) ==',
   );
   console.log(
-    'concurrency  requests  server TTFT mean  client TTFT mean  TTFT overstatement mean/max ms  of which send→headers  headers→1st chunk − server TTFT  server ITL mean  client ITL mean  ITL error mean ms',
+    'concurrency  requests  server TTFT mean  client TTFT mean  TTFT overstatement mean / max ms  request path mean / max ms  first-chunk read path mean / max ms  server ITL mean  client ITL mean  ITL error mean ms',
   );
   try {
     const maxTokens = 32;
@@ -281,34 +292,40 @@ async function accuracy(): Promise<void> {
     };
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
     built.body.model = models.data[0].id;
+    const truthNow = async () =>
+      (await (await fetch(`${url}/_sim/requests`)).json()) as {
+        timeOriginEpochMs: number;
+        requests: Truth[];
+      };
     for (const c of [1, 16, 64]) {
       const requests = Math.max(16, 2 * c);
+      await preconnect(url, c);
       await closedLoop(url, Math.min(c, 4), 4, built, maxTokens, () => {});
-      const seen = ((await (await fetch(`${url}/_sim/requests`)).json()) as { requests: Truth[] }).requests
-        .length;
+      const seen = (await truthNow()).requests.length;
       const recs: RequestRecord[] = [];
-      await closedLoop(url, c, requests, built, maxTokens, (r) => recs.push(r));
-      const truth = (
-        (await (await fetch(`${url}/_sim/requests`)).json()) as { requests: Truth[] }
-      ).requests.slice(seen);
-      const ok = recs.filter((r) => !r.error);
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      const sTtft = mean(truth.map((t) => t.chunkWriteMs[0] - t.arrivalMs));
-      const cTtft = mean(ok.map((r) => r.chunkMs[0] - r.sentMs));
+      const originAbs = await closedLoop(url, c, requests, built, maxTokens, (r) => recs.push(r));
+      const t = await truthNow();
+      const truth = t.requests.slice(seen).sort((a, b) => a.arrivalMs - b.arrivalMs);
+      const ok = recs.filter((r) => !r.error).sort((a, b) => a.sentMs - b.sentMs);
+      if (ok.length !== truth.length) {
+        console.log(
+          `${String(c).padStart(11)}  ${ok.length} client records but ${truth.length} server truths`,
+        );
+        continue;
+      }
+      // client record ms → epoch ms; server truth ms → epoch ms
+      const cEpoch = (ms: number): number => performance.timeOrigin + originAbs + ms;
+      const sEpoch = (ms: number): number => t.timeOriginEpochMs + ms;
+      const sTtfts = truth.map((x) => x.chunkWriteMs[0] - x.arrivalMs);
+      const cTtfts = ok.map((r) => r.chunkMs[0] - r.sentMs);
+      const over = ok.map((_, i) => cTtfts[i] - sTtfts[i]);
+      const requestPath = ok.map((r, i) => sEpoch(truth[i].arrivalMs) - cEpoch(r.sentMs));
+      const readPath = ok.map((r, i) => cEpoch(r.chunkMs[0]) - sEpoch(truth[i].chunkWriteMs[0]));
       const gaps = (xs: number[]) => xs.slice(1).map((x, i) => x - xs[i]);
-      const sItl = mean(truth.flatMap((t) => gaps(t.chunkWriteMs)));
+      const sItl = mean(truth.flatMap((x) => gaps(x.chunkWriteMs)));
       const cItl = mean(ok.flatMap((r) => gaps(r.chunkMs)));
-      // per-request overstatement needs pairing; pair by order of arrival (closed loop: sends and arrivals keep order)
-      const sorted = [...ok].sort((a, b) => a.sentMs - b.sentMs);
-      const over = sorted.map(
-        (r, i) => r.chunkMs[0] - r.sentMs - (truth[i] ? truth[i].chunkWriteMs[0] - truth[i].arrivalMs : 0),
-      );
-      // send→headers: the server answers headers as it accepts the request, so this is transport + the
-      // server's own accept/parse delay before it stamps arrival; the rest is the client's read lag
-      const toHeaders = mean(ok.map((r) => (r.headersMs ?? r.sentMs) - r.sentMs));
-      const afterHeaders = mean(ok.map((r) => r.chunkMs[0] - (r.headersMs ?? r.sentMs))) - sTtft;
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${sTtft.toFixed(2).padStart(16)}  ${cTtft.toFixed(2).padStart(16)}  ${`${(cTtft - sTtft).toFixed(2)} / ${Math.max(...over).toFixed(2)}`.padStart(30)}  ${toHeaders.toFixed(2).padStart(21)}  ${afterHeaders.toFixed(2).padStart(31)}  ${sItl.toFixed(3).padStart(15)}  ${cItl.toFixed(3).padStart(15)}  ${(cItl - sItl).toFixed(3).padStart(17)}`,
+        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${mean(sTtfts).toFixed(2).padStart(16)}  ${mean(cTtfts).toFixed(2).padStart(16)}  ${fmt(over).padStart(32)}  ${fmt(requestPath).padStart(26)}  ${fmt(readPath).padStart(35)}  ${sItl.toFixed(3).padStart(15)}  ${cItl.toFixed(3).padStart(15)}  ${(cItl - sItl).toFixed(3).padStart(17)}`,
       );
     }
   } finally {

@@ -141,6 +141,33 @@ export class Http1Pool {
     if (k >= 0) this.idle.splice(k, 1);
   }
 
+  /**
+   * Opens connections until `count` are idle, so a level's first requests do not pay the TCP
+   * handshake inside their TTFT. Resolves when they are connected (failures are left to requests).
+   */
+  async preconnect(count: number, timeoutMs: number): Promise<void> {
+    const opening: Promise<void>[] = [];
+    for (let k = this.idle.length; k < count; k++) {
+      const conn = new PooledConnection(this);
+      this.all.add(conn);
+      opening.push(
+        new Promise<void>((resolve) => {
+          const t = setTimeout(done, timeoutMs);
+          function done(): void {
+            clearTimeout(t);
+            resolve();
+          }
+          conn.socket.once('connect', done);
+          conn.socket.once('close', done);
+        }).then(() => {
+          if (!conn.closed && conn.connected && conn.owner === null) this.release(conn);
+          else if (!conn.connected) conn.discard();
+        }),
+      );
+    }
+    await Promise.all(opening);
+  }
+
   /** Closes every connection, idle or busy. */
   destroy(): void {
     for (const c of [...this.all]) c.discard();

@@ -71,6 +71,22 @@ export function destroyAgents(): void {
   destroyPools();
 }
 
+/**
+ * Opens keep-alive connections to a plain-http target until `count` are idle (call before a level
+ * with its concurrency), so no request of the level includes a TCP handshake in its TTFT.
+ * A no-op for https targets (node:http opens those on demand).
+ */
+export async function preconnect(
+  baseUrl: string,
+  count: number,
+  timeoutMs = DEFAULT_TIMEOUTS.connectMs,
+): Promise<void> {
+  const u = new URL(baseUrl);
+  if (u.protocol !== 'http:') return;
+  const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+  await poolFor(host, u.port === '' ? 80 : Number(u.port)).preconnect(count, timeoutMs);
+}
+
 const BODY_PREVIEW_BYTES = 300;
 
 function preview(text: string): string {
