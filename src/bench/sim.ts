@@ -1,11 +1,14 @@
 // `npm run bench:sim`: measures how far the simulator goes on one core: how many concurrent streams it
-// holds on schedule, and how many tokens/s it emits in its fastest mode (fixed profile, no delays).
-// The simulator runs in its own process (one Node thread = one core); this process only reads.
+// holds on schedule, how many tokens/s it emits in its fastest mode (fixed profile, no delays), and
+// its CPU per SSE event when every event is its own write. The simulator runs in its own process
+// (one Node thread = one core); this process only reads. `-- --baseline DIR` also measures another
+// build (DIR = that build's dist/, e.g. of an older commit) in the same run and prints the ratios.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../sim/index.js';
 
@@ -34,8 +37,10 @@ async function serve(args: string[]): Promise<void> {
   await h.exited;
 }
 
-async function startSim(args: string[]): Promise<SimProc> {
-  const child = spawn(process.execPath, [SELF, '--serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startSim(script: string, args: string[]): Promise<SimProc> {
+  const child = spawn(process.execPath, [script, '--serve', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -91,11 +96,15 @@ function stream(url: string, maxTokens: number, gaps: number[] | null): Promise<
       (res) => {
         let events = 0;
         let last = 0;
+        let endsInNewline = false;
         res.on('data', (d: Buffer) => {
           const now = performance.now();
           if (gaps && last > 0) gaps.push(now - last);
           last = now;
+          // an event ends at a blank line, which may straddle two reads
+          if (endsInNewline && d[0] === 10) events++;
           for (let i = d.indexOf('\n\n'); i >= 0; i = d.indexOf('\n\n', i + 2)) events++;
+          endsInNewline = d.length > 0 && d[d.length - 1] === 10 && (d.length < 2 || d[d.length - 2] !== 10);
         });
         res.on('end', () => resolve(events));
         res.on('error', reject);
@@ -111,8 +120,30 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 }
 
-async function concurrentStreams(n: number, itlMs: number, tokens: number): Promise<void> {
-  const sim = await startSim(['--ttft-ms', '0', '--itl-ms', String(itlMs)]);
+const fmt = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+
+/** One measured build: this one, or a baseline dist/ given with --baseline. */
+interface Build {
+  label: string;
+  script: string;
+}
+
+interface ConcurrentFigures {
+  peakRunning: number;
+  wallS: number;
+  gapP50Ms: number;
+  gapP99Ms: number;
+  cpuS: number;
+  cpuUsPerEvent: number;
+}
+
+async function concurrentStreams(
+  build: Build,
+  n: number,
+  itlMs: number,
+  tokens: number,
+): Promise<ConcurrentFigures> {
+  const sim = await startSim(build.script, ['--ttft-ms', '0', '--itl-ms', String(itlMs)]);
   try {
     const gaps: number[] = [];
     let peak = 0;
@@ -123,32 +154,49 @@ async function concurrentStreams(n: number, itlMs: number, tokens: number): Prom
       const running = await metric(sim.url, 'vllm:num_requests_running').catch(() => 0);
       peak = Math.max(peak, running);
     }, 200);
-    await Promise.all(all);
+    const events = (await Promise.all(all)).reduce((a, b) => a + b, 0);
     clearInterval(sampler);
     const wallS = (performance.now() - t0) / 1000;
     const cpu1 = cpuSeconds(sim.child.pid!);
-    const idealS = (tokens * itlMs) / 1000;
     const cpuS = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : Number.NaN;
+    const f: ConcurrentFigures = {
+      peakRunning: peak,
+      wallS,
+      gapP50Ms: pct(gaps, 50),
+      gapP99Ms: pct(gaps, 99),
+      cpuS,
+      cpuUsPerEvent: (cpuS * 1e6) / events,
+    };
     console.log(
-      `concurrent streams: ${n} streams x ${tokens} tokens at itl ${itlMs} ms: server-side peak ${peak} running at once; all ${n} completed in ${wallS.toFixed(2)} s (ideal ${idealS.toFixed(2)} s); ` +
-        `client-seen chunk gap p50 ${pct(gaps, 50).toFixed(1)} ms, p99 ${pct(gaps, 99).toFixed(1)} ms; ` +
-        `simulator used ${cpuS.toFixed(2)} CPU-s (${((cpuS / wallS) * 100).toFixed(0)}% of one core)`,
+      `  [${build.label}] ${n} streams x ${tokens} tokens at itl ${itlMs} ms: server-side peak ${f.peakRunning} running at once; all completed in ${wallS.toFixed(2)} s (ideal ${((tokens * itlMs) / 1000).toFixed(2)} s); ` +
+        `client-seen chunk gap p50 ${f.gapP50Ms.toFixed(1)} ms, p99 ${f.gapP99Ms.toFixed(1)} ms; ` +
+        `simulator used ${cpuS.toFixed(2)} CPU-s (${((cpuS / wallS) * 100).toFixed(0)}% of one core), ${f.cpuUsPerEvent.toFixed(1)} CPU-us per SSE event incl. connection and request handling`,
     );
+    return f;
   } finally {
     sim.child.kill('SIGTERM');
   }
 }
 
-async function tokensPerSecond(
+interface RateFigures {
+  tokensPerS: number;
+  tokensPerCpuS: number;
+  chunksPerCpuS: number;
+}
+
+/** Streams back to back from `concurrency` workers; the simulator's own counter gives the tokens. */
+async function emittedTokens(
+  build: Build,
   concurrency: number,
+  itlMs: number,
   tokensPerChunk: number,
   durationS: number,
-): Promise<void> {
-  const sim = await startSim([
+): Promise<RateFigures> {
+  const sim = await startSim(build.script, [
     '--ttft-ms',
     '0',
     '--itl-ms',
-    '0',
+    String(itlMs),
     '--tokens-per-chunk',
     String(tokensPerChunk),
   ]);
@@ -168,32 +216,86 @@ async function tokensPerSecond(
     const cpu1 = cpuSeconds(sim.child.pid!);
     const wallS = (performance.now() - t0) / 1000;
     stop = true;
-    const rate = (g1 - g0) / wallS;
     const cpuS = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : Number.NaN;
-    const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+    const f: RateFigures = {
+      tokensPerS: (g1 - g0) / wallS,
+      tokensPerCpuS: (g1 - g0) / cpuS,
+      chunksPerCpuS: (g1 - g0) / tokensPerChunk / cpuS,
+    };
     console.log(
-      `emitted tokens: ${fmt(rate)} tokens/s wall-clock (${fmt(rate / tokensPerChunk)} chunks/s) with ${concurrency} streams, ` +
+      `  [${build.label}] ${fmt(f.tokensPerS)} tokens/s wall-clock (${fmt(f.tokensPerS / tokensPerChunk)} chunks/s) with ${concurrency} streams, itl ${itlMs} ms, ` +
         `${tokensPerChunk} token(s) per chunk, over ${wallS.toFixed(1)} s; simulator at ${((cpuS / wallS) * 100).toFixed(0)}% of one core ` +
-        `=> ${fmt((g1 - g0) / cpuS)} tokens per simulator CPU-second (one-core capacity)`,
+        `=> ${fmt(f.tokensPerCpuS)} tokens (${fmt(f.chunksPerCpuS)} SSE events) per simulator CPU-second (one-core capacity)`,
     );
     sim.child.kill('SIGTERM');
     await Promise.allSettled(workers);
+    return f;
   } finally {
     if (sim.child.exitCode === null) sim.child.kill('SIGTERM');
   }
 }
 
+/** Runs one case for every build and prints the ratio of this build to the baseline. */
+async function compare<T>(
+  title: string,
+  builds: Build[],
+  run: (b: Build) => Promise<T>,
+  ratios: { name: string; of: (f: T) => number; lowerIsBetter?: boolean }[],
+): Promise<void> {
+  console.log(title);
+  const figures: T[] = [];
+  for (const b of builds) figures.push(await run(b));
+  if (figures.length < 2) return;
+  const parts = ratios.map((r) => {
+    const x = r.of(figures[0]) / r.of(figures[1]);
+    return `${r.name} ${(r.lowerIsBetter ? 1 / x : x).toFixed(2)}x`;
+  });
+  console.log(`  => this build vs baseline: ${parts.join(', ')}`);
+}
+
 async function main(): Promise<void> {
+  const at = process.argv.indexOf('--baseline');
+  const builds: Build[] = [{ label: 'this build', script: SELF }];
+  if (at >= 0) {
+    const dir = process.argv[at + 1];
+    if (!dir) throw new Error('Expected a dist/ directory after --baseline.');
+    const script = resolve(dir, 'bench/sim.js');
+    if (!existsSync(script))
+      throw new Error(`Expected ${script} (a built dist/ of benchgate) for --baseline.`);
+    builds.push({ label: 'baseline', script });
+  }
   console.log(
     'bench:sim — simulator in its own process (one core); fixed profile, vllm flavour, /v1/completions SSE',
   );
   console.log(
     `machine: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} (a busy machine lowers wall-clock figures; CPU-normalised ones are the capacity)`,
   );
-  await concurrentStreams(2000, 100, 20);
-  await concurrentStreams(4000, 100, 20);
-  await tokensPerSecond(256, 1, 5);
-  await tokensPerSecond(256, 4, 5);
+  if (builds.length > 1) console.log(`baseline: ${builds[1].script}`);
+  for (const n of [2000, 4000]) {
+    await compare(
+      `concurrent streams (${n}, each lasting 6 s):`,
+      builds,
+      (b) => concurrentStreams(b, n, 100, 60),
+      [{ name: 'CPU per event', of: (f) => f.cpuUsPerEvent, lowerIsBetter: true }],
+    );
+  }
+  for (const tpc of [1, 4]) {
+    await compare(
+      `fastest mode (itl 0), ${tpc} token(s) per chunk:`,
+      builds,
+      (b) => emittedTokens(b, 256, 0, tpc, 5),
+      [
+        { name: 'tokens per CPU-s', of: (f) => f.tokensPerCpuS },
+        { name: 'wall-clock tokens/s', of: (f) => f.tokensPerS },
+      ],
+    );
+  }
+  await compare(
+    'one SSE event per write (itl 1 ms, saturated: every stream gets one event per loop run):',
+    builds,
+    (b) => emittedTokens(b, 256, 1, 1, 5),
+    [{ name: 'events per CPU-s', of: (f) => f.chunksPerCpuS }],
+  );
   agent.destroy();
 }
 
