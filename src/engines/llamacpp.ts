@@ -3,9 +3,9 @@
 
 import { flagValue, parseFlagArgv } from './argv.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { findCrashes, lineTimestamp, logicalLines } from './logtext.js';
+import { linesAfterLastStart, logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject } from './probe.js';
+import { getJsonObject, readModelEntries } from './probe.js';
 import { redactSecrets } from './redact.js';
 import type {
   BuiltRequest,
@@ -78,42 +78,26 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     );
     setFactIfAbsent(facts, 'max_running_requests', slots.json.length, 'GET /slots');
   }
-  const models = await getJsonObject(http, '/v1/models');
-  if (models.json) {
-    raw['/v1/models'] = models.json;
-    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
-    if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
-  }
+  const first = (await readModelEntries(http, raw))?.[0];
+  if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
   return { facts, raw };
 }
 
 function readLog(text: string, path: string): LogReading {
   const lines = logicalLines(text);
-  const starts: number[] = [];
-  lines.forEach((l, i) => {
-    if (START_RE.test(l.text)) starts.push(i);
-  });
+  const starts = startIndices(lines, (t) => START_RE.test(t));
   const last = starts.length > 0 ? starts[starts.length - 1] : -1;
-  const after = last >= 0 ? lines.slice(last + 1) : lines;
   const facts: ConfigFacts = {};
   if (last >= 0) {
     setFact(facts, 'engine', 'llamacpp', `${path}:${lines[last].line}`);
     const build = /^build: (\d+) \(([^)]*)\)/.exec(lines[last].text);
     if (build) setFact(facts, 'engine_version', `b${build[1]}-${build[2]}`, `${path}:${lines[last].line}`);
-    for (const l of after) {
+    for (const l of linesAfterLastStart(lines, starts)) {
       const m = N_CTX_RE.exec(l.text);
       if (m) setFactIfAbsent(facts, 'llamacpp.n_ctx', Number(m[1]), `${path}:${l.line}`);
     }
   }
-  const ready = after.find((l) => READY_RE.test(l.text));
-  return {
-    facts,
-    startMarkerLines: starts.map((i) => lines[i].line),
-    startRegionFirstLines: starts.map((i) => lines[i].line),
-    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
-    readyLine: ready ? ready.line : null,
-    crashes: findCrashes(after),
-  };
+  return logReadingFromStarts(lines, starts, (t) => READY_RE.test(t), facts);
 }
 
 function readProcess(argv: string[], _env: Record<string, string> | null, source: string): ConfigFacts {

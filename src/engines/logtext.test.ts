@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { findCrashes, lineTimestamp, logicalLines, startRegionFirst, stripAnsi } from './logtext.js';
+import {
+  findCrashes,
+  lineTimestamp,
+  logicalLines,
+  logReadingFromStarts,
+  startIndices,
+  startRegionFirst,
+  stripAnsi,
+} from './logtext.js';
 
 describe('stripAnsi', () => {
   it('removes colour and cursor sequences', () => {
@@ -95,5 +103,35 @@ describe('startRegionFirst', () => {
   });
   it('stops at lines that belong to an earlier run', () => {
     expect(startRegionFirst(lines, 5, -1, (t) => t.includes('Spec v2'))).toBe(5);
+  });
+});
+
+describe('logReadingFromStarts', () => {
+  const log = [
+    'START v1',
+    'ready',
+    'Traceback (most recent call last):',
+    'RuntimeError: boom',
+    'START v2',
+    'loading',
+    'ready',
+  ].join('\n');
+
+  it('takes the ready line and crashes from after the last start only', () => {
+    const lines = logicalLines(log);
+    const starts = startIndices(lines, (t) => t.startsWith('START'));
+    const reading = logReadingFromStarts(lines, starts, (t) => t === 'ready', {});
+    expect(reading.startMarkerLines).toEqual([1, 5]);
+    expect(reading.startRegionFirstLines).toEqual([1, 5]);
+    expect(reading.readyLine).toBe(7);
+    expect(reading.crashes).toEqual([]);
+  });
+
+  it('reads the whole log when no start marker is found', () => {
+    const lines = logicalLines(log);
+    const reading = logReadingFromStarts(lines, [], (t) => t === 'ready', {});
+    expect(reading.startMarkerLines).toEqual([]);
+    expect(reading.readyLine).toBe(2);
+    expect(reading.crashes.length).toBeGreaterThan(0);
   });
 });

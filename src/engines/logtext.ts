@@ -1,6 +1,8 @@
 // Engine-neutral log text handling: strip ANSI colour codes, re-join lines hard-wrapped by a
 // terminal (keeping original line numbers), read line timestamps, and find crash signatures.
 
+import type { LogReading } from './types.js';
+
 export interface LogLine {
   /** 1-based line number of the line's first physical line in the file. */
   line: number;
@@ -180,4 +182,41 @@ export function startRegionFirst(
   // Do not start a region on blank or unstamped lines that merely trail the previous run.
   while (first < markerIdx && lineTimestamp(lines[first].text) === null) first++;
   return first;
+}
+
+/** Indices of the lines `isStart` recognises as a server start marker. */
+export function startIndices(lines: readonly LogLine[], isStart: (text: string) => boolean): number[] {
+  const starts: number[] = [];
+  lines.forEach((l, i) => {
+    if (isStart(l.text)) starts.push(i);
+  });
+  return starts;
+}
+
+/** The lines after the last start marker; the whole log when it has none. */
+export function linesAfterLastStart(lines: LogLine[], starts: readonly number[]): LogLine[] {
+  return starts.length > 0 ? lines.slice(starts[starts.length - 1] + 1) : lines;
+}
+
+/**
+ * The LogReading every adapter fills alike from its start markers: their line numbers and times, the
+ * first ready line and the crashes after the last start. `regionFirst` (indices) defaults to the markers.
+ */
+export function logReadingFromStarts(
+  lines: LogLine[],
+  starts: readonly number[],
+  isReady: (text: string) => boolean,
+  facts: LogReading['facts'],
+  regionFirst: readonly number[] = starts,
+): LogReading {
+  const after = linesAfterLastStart(lines, starts);
+  const ready = after.find((l) => isReady(l.text));
+  return {
+    facts,
+    startMarkerLines: starts.map((i) => lines[i].line),
+    startRegionFirstLines: regionFirst.map((i) => lines[i].line),
+    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
+    readyLine: ready ? ready.line : null,
+    crashes: findCrashes(after),
+  };
 }

@@ -1,9 +1,9 @@
 // Generic OpenAI-compatible adapter: the fallback when no engine-specific probe answers.
 // Reads only /v1/models; requests ask for a final usage chunk and nothing engine-specific.
 
-import { isRecord, setFact } from './facts.js';
+import { setFact } from './facts.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject } from './probe.js';
+import { getJsonObject, readModelEntries } from './probe.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -20,11 +20,9 @@ export function openaiRequestFor(params: GenerationParams): BuiltRequest {
 async function readLive(http: TargetHttp): Promise<LiveReading> {
   const raw: Record<string, unknown> = {};
   const facts: ConfigFacts = {};
-  const models = await getJsonObject(http, '/v1/models');
-  if (models.json) {
-    raw['/v1/models'] = models.json;
+  const data = await readModelEntries(http, raw);
+  if (data) {
     setFact(facts, 'engine', 'openai', 'GET /v1/models');
-    const data = Array.isArray(models.json.data) ? models.json.data.filter(isRecord) : [];
     if (data[0]) {
       setFact(facts, 'served_model_name', data[0].id, 'GET /v1/models');
       setFact(facts, 'openai.owned_by', data[0].owned_by, 'GET /v1/models');

@@ -32,3 +32,17 @@ export function modelsOwnedBy(modelsJson: unknown): string | null {
   const first = modelsJson.data[0];
   return isRecord(first) && typeof first.owned_by === 'string' ? first.owned_by : null;
 }
+
+/**
+ * GET /v1/models, stored verbatim in `raw` under "/v1/models"; its model entries (objects only), or
+ * null when the server did not answer with a JSON object. Every OpenAI-compatible engine serves it.
+ */
+export async function readModelEntries(
+  http: TargetHttp,
+  raw: Record<string, unknown>,
+): Promise<Record<string, unknown>[] | null> {
+  const { json } = await getJsonObject(http, '/v1/models');
+  if (!json) return null;
+  raw['/v1/models'] = json;
+  return Array.isArray(json.data) ? json.data.filter(isRecord) : [];
+}

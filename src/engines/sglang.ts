@@ -3,9 +3,9 @@
 
 import { envTruthy, flagValue, indexAfter, parseFlagArgv } from './argv.js';
 import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { findCrashes, lineTimestamp, logicalLines, startRegionFirst } from './logtext.js';
+import { logicalLines, logReadingFromStarts, startIndices, startRegionFirst } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getFirstJsonObject, getJsonObject } from './probe.js';
+import { getFirstJsonObject, getJsonObject, readModelEntries } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
 import { parsePyKwargs } from './pyrepr.js';
 import { redactSecrets } from './redact.js';
@@ -159,14 +159,10 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
       setFactIfAbsent(facts, `sglang.${k}`, model.json[k], `GET ${model.path}`);
     }
   }
-  const models = await getJsonObject(http, '/v1/models');
-  if (models.json) {
-    raw['/v1/models'] = models.json;
-    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
-    if (first) {
-      setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
-      setFactIfAbsent(facts, 'context_length', first.max_model_len ?? undefined, 'GET /v1/models');
-    }
+  const first = (await readModelEntries(http, raw))?.[0];
+  if (first) {
+    setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
+    setFactIfAbsent(facts, 'context_length', first.max_model_len ?? undefined, 'GET /v1/models');
   }
   inferSpecV2(facts);
   return { facts, raw };
@@ -174,29 +170,16 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
 
 function readLog(text: string, path: string): LogReading {
   const lines = logicalLines(text);
-  const markerIdx: number[] = [];
-  lines.forEach((l, i) => {
-    if (l.text.includes(SGLANG_START_MARKER)) markerIdx.push(i);
-  });
-  const reading: LogReading = {
-    facts: {},
-    startMarkerLines: markerIdx.map((i) => lines[i].line),
-    startMarkerTimes: markerIdx.map((i) => lineTimestamp(lines[i].text)),
-    readyLine: null,
-    crashes: [],
-  };
+  const markerIdx = startIndices(lines, (t) => t.includes(SGLANG_START_MARKER));
   const last = markerIdx.length > 0 ? markerIdx[markerIdx.length - 1] : -1;
   // SGLang prints its config warnings (spec v2, overlap) just before the ServerArgs line, so each
   // start's region reaches back over the lines printed shortly before its marker.
   const regionFirst = markerIdx.map((m, k) =>
     startRegionFirst(lines, m, k > 0 ? markerIdx[k - 1] : -1, isEarlierRunLine),
   );
-  reading.startRegionFirstLines = regionFirst.map((i) => lines[i].line);
   const regionStart = last >= 0 ? regionFirst[regionFirst.length - 1] : 0;
-  const after = last >= 0 ? lines.slice(last + 1) : lines;
-  reading.crashes = findCrashes(after);
-  const ready = after.find((l) => l.text.includes(SGLANG_READY_LINE));
-  reading.readyLine = ready ? ready.line : null;
+  const isReady = (t: string) => t.includes(SGLANG_READY_LINE);
+  const reading = logReadingFromStarts(lines, markerIdx, isReady, {}, regionFirst);
   if (last >= 0) {
     const l = lines[last];
     const at = l.text.indexOf(SGLANG_START_MARKER) + SGLANG_START_MARKER.length;

@@ -2,10 +2,10 @@
 // launcher's `Args { ... }` start-up line (Rust Debug format), and launcher flags / env.
 
 import { flagValue, parseFlagArgv } from './argv.js';
-import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { findCrashes, lineTimestamp, logicalLines } from './logtext.js';
+import { setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject } from './probe.js';
+import { getJsonObject, readModelEntries } from './probe.js';
 import { type PyValue, parsePyKwargs } from './pyrepr.js';
 import { redactSecrets } from './redact.js';
 import type {
@@ -92,23 +92,15 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     // /info carries the validated max_input_tokens (older: max_input_length).
     setFactIfAbsent(facts, 'tgi.max_input_tokens', info.json.max_input_length, 'GET /info');
   }
-  const models = await getJsonObject(http, '/v1/models');
-  if (models.json) {
-    raw['/v1/models'] = models.json;
-    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
-    if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
-  }
+  const first = (await readModelEntries(http, raw))?.[0];
+  if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
   return { facts, raw };
 }
 
 function readLog(text: string, path: string): LogReading {
   const lines = logicalLines(text);
-  const starts: number[] = [];
-  lines.forEach((l, i) => {
-    if (l.text.includes(ARGS_MARKER) && /text_generation_launcher/.test(l.text)) starts.push(i);
-  });
+  const starts = startIndices(lines, (t) => t.includes(ARGS_MARKER) && /text_generation_launcher/.test(t));
   const last = starts.length > 0 ? starts[starts.length - 1] : -1;
-  const after = last >= 0 ? lines.slice(last + 1) : lines;
   let facts: ConfigFacts = {};
   if (last >= 0) {
     const l = lines[last];
@@ -116,15 +108,7 @@ function readLog(text: string, path: string): LogReading {
     facts = factsFromTgiArgs(parsed.value, `${path}:${l.line}`);
     if (!parsed.complete) setFact(facts, 'tgi.args_truncated', true, `${path}:${l.line}`);
   }
-  const ready = after.find((l) => READY_RE.test(l.text));
-  return {
-    facts,
-    startMarkerLines: starts.map((i) => lines[i].line),
-    startRegionFirstLines: starts.map((i) => lines[i].line),
-    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
-    readyLine: ready ? ready.line : null,
-    crashes: findCrashes(after),
-  };
+  return logReadingFromStarts(lines, starts, (t) => READY_RE.test(t), facts);
 }
 
 /** Launcher options also read from the environment (clap `env`), by their upper-case names. */

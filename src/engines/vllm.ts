@@ -3,9 +3,9 @@
 
 import { flagValue, indexAfter, parseFlagArgv } from './argv.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { findCrashes, type LogLine, lineTimestamp, logicalLines } from './logtext.js';
+import { type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject } from './probe.js';
+import { getJsonObject, readModelEntries } from './probe.js';
 import { findSamples, parsePrometheusText, sumMetric } from './prometheus.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
 import { redactSecrets } from './redact.js';
@@ -131,16 +131,12 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     setFact(facts, 'engine', 'vllm', 'GET /version');
     setFact(facts, 'engine_version', version.json.version, 'GET /version');
   }
-  const models = await getJsonObject(http, '/v1/models');
-  if (models.json) {
-    raw['/v1/models'] = models.json;
-    const first = Array.isArray(models.json.data) ? models.json.data.find(isRecord) : undefined;
-    if (first) {
-      setFact(facts, 'served_model_name', first.id, 'GET /v1/models');
-      setFact(facts, 'model', first.root, 'GET /v1/models');
-      setFact(facts, 'context_length', first.max_model_len, 'GET /v1/models');
-      if (first.owned_by === 'vllm') setFactIfAbsent(facts, 'engine', 'vllm', 'GET /v1/models');
-    }
+  const first = (await readModelEntries(http, raw))?.[0];
+  if (first) {
+    setFact(facts, 'served_model_name', first.id, 'GET /v1/models');
+    setFact(facts, 'model', first.root, 'GET /v1/models');
+    setFact(facts, 'context_length', first.max_model_len, 'GET /v1/models');
+    if (first.owned_by === 'vllm') setFactIfAbsent(facts, 'engine', 'vllm', 'GET /v1/models');
   }
   const metrics = await http.request('/metrics', { method: 'GET' });
   if (metrics.status === 200 && metrics.text) {
@@ -185,23 +181,9 @@ function readLog(text: string, path: string): LogReading {
       lastKind = 'engine';
     }
   });
-  const yearHint = undefined;
-  const reading: LogReading = {
-    facts: {},
-    startMarkerLines: starts.map((i) => lines[i].line),
-    startRegionFirstLines: starts.map((i) => lines[i].line),
-    startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text, yearHint)),
-    readyLine: null,
-    crashes: [],
-  };
   const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
-  const region = lastStart >= 0 ? lines.slice(lastStart) : lines;
-  reading.crashes = findCrashes(lastStart >= 0 ? region.slice(1) : region);
-  const ready = region.find((l) => l.text.includes(VLLM_READY_LINE));
-  reading.readyLine = ready ? ready.line : null;
-  if (lastStart < 0) return reading;
-  reading.facts = factsFromLogRegion(region, path);
-  return reading;
+  const facts = lastStart >= 0 ? factsFromLogRegion(lines.slice(lastStart), path) : {};
+  return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts);
 }
 
 /** The engine config line (effective values) wins; non-default args fill in the rest. */
