@@ -145,6 +145,8 @@ interface ClientRun {
   errors: number;
   wallS: number;
   cpuUs: number;
+  /** Share of the CPU spent in the kernel (socket reads, epoll, writes). */
+  systemShare: number;
   peakBytes: number;
 }
 
@@ -184,7 +186,14 @@ async function measure(
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   clearInterval(sampler);
-  return { tokens, errors, wallS, cpuUs: cpu.user + cpu.system, peakBytes };
+  return {
+    tokens,
+    errors,
+    wallS,
+    cpuUs: cpu.user + cpu.system,
+    systemShare: cpu.system / (cpu.user + cpu.system),
+    peakBytes,
+  };
 }
 
 async function cpuPerToken(eventsPerWrite: number): Promise<void> {
@@ -202,7 +211,7 @@ async function cpuPerToken(eventsPerWrite: number): Promise<void> {
     `\n== client CPU per streamed token — ${condition} (pre-rendered server in another process, one write per stream every ${tickMs} ms) ==`,
   );
   console.log(
-    'concurrency  requests  tokens   tokens/s   µs/token raw-socket client   µs/token node:http client   node:http/raw   floor µs/token data-event / onread   CPU % of one core   MB/in-flight stream   errors',
+    'concurrency  requests  tokens   tokens/s   µs/token raw-socket client (kernel %)   µs/token node:http client   node:http/raw   floor µs/token data-event / onread   CPU % of one core   MB/in-flight stream   errors',
   );
   const nodeAgent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   try {
@@ -222,7 +231,7 @@ async function cpuPerToken(eventsPerWrite: number): Promise<void> {
       const nodeUs = viaNode.cpuUs / viaNode.tokens;
       const same = raw.tokens === viaNode.tokens ? '' : ` (node:http counted ${viaNode.tokens} tokens)`;
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(raw.tokens).padStart(6)}  ${(raw.tokens / raw.wallS).toFixed(0).padStart(9)}  ${rawUs.toFixed(2).padStart(27)}  ${nodeUs.toFixed(2).padStart(26)}  ${(nodeUs / rawUs).toFixed(2).padStart(14)}  ${`${floorData.cpuUsPerToken.toFixed(2)} / ${floorOnread.cpuUsPerToken.toFixed(2)}`.padStart(36)}  ${((raw.cpuUs / 1e6 / raw.wallS) * 100).toFixed(0).padStart(18)}  ${(raw.peakBytes / 1e6 / c).toFixed(3).padStart(20)}  ${String(raw.errors + viaNode.errors).padStart(7)}${same}`,
+        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(raw.tokens).padStart(6)}  ${(raw.tokens / raw.wallS).toFixed(0).padStart(9)}  ${`${rawUs.toFixed(2)} (${(raw.systemShare * 100).toFixed(0)}%)`.padStart(38)}  ${nodeUs.toFixed(2).padStart(26)}  ${(nodeUs / rawUs).toFixed(2).padStart(14)}  ${`${floorData.cpuUsPerToken.toFixed(2)} / ${floorOnread.cpuUsPerToken.toFixed(2)}`.padStart(36)}  ${((raw.cpuUs / 1e6 / raw.wallS) * 100).toFixed(0).padStart(18)}  ${(raw.peakBytes / 1e6 / c).toFixed(3).padStart(20)}  ${String(raw.errors + viaNode.errors).padStart(7)}${same}`,
       );
     }
   } finally {
