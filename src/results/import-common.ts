@@ -213,6 +213,33 @@ export function importManifest(opts: {
   };
 }
 
+/**
+ * The ImportedRun of an importer's levels (sorted by index) and the records of the levels it kept, with
+ * its manifest; warns when the file carried no per-request details (`detailsHow` says how to get them).
+ */
+export function assembleImportedRun(
+  opts: Omit<Parameters<typeof importManifest>[0], 'levels'> & {
+    levels: LevelSummary[];
+    records: RequestRecord[];
+    warnings: string[];
+    detailsHow: string;
+  },
+): ImportedRun {
+  const { levels, records, warnings, detailsHow, ...manifestOpts } = opts;
+  if (records.length === 0)
+    warnings.push(
+      `${opts.file} has no per-request details (run ${detailsHow} for CIs); ratios will have no confidence intervals.`,
+    );
+  levels.sort((a, b) => a.levelIndex - b.levelIndex);
+  const manifest = importManifest({ ...manifestOpts, levels: levels.map((l) => l.level) });
+  return {
+    manifest,
+    summary: { schema: 'benchgate.summary/1', runId: manifest.runId, name: opts.name, levels },
+    records: records.filter((r) => levels.some((l) => l.levelIndex === r.levelIndex)),
+    warnings,
+  };
+}
+
 export function defaultImportName(file: string): string {
   return basename(file, extname(file)).replace(/[^\w.-]+/g, '-') || 'imported';
 }

@@ -4,11 +4,11 @@
 
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
+  assembleImportedRun,
   defaultImportName,
   distFromKeys,
   type ImportedRun,
   importError,
-  importManifest,
   levelSummaryFrom,
   num,
   numArray,
@@ -22,6 +22,8 @@ export const SGLANG_DEFINITIONS =
   'not per token under speculative decoding); TPOT = (latency - TTFT) / (output tokens - 1); E2E latency = send to ' +
   'last chunk; throughputs = totals / whole benchmark duration; concurrency = sum of latencies / duration; ' +
   'accept_length = the server-wide avg_spec_accept_length from /get_server_info (not per level); numpy percentiles.';
+
+const JSONL_EXPECTED = 'SGLang bench_serving JSONL (one result object per line)';
 
 const REQUIRED = [
   'backend',
@@ -64,8 +66,7 @@ export function importSglang(
     .split('\n')
     .map((l, i) => ({ l: l.trim(), n: i + 1 }))
     .filter((x) => x.l);
-  if (lines.length === 0)
-    throw importError(file, 'SGLang bench_serving JSONL (one result object per line)', 'the file is empty');
+  if (lines.length === 0) throw importError(file, JSONL_EXPECTED, 'the file is empty');
   const objs: { o: Obj; n: number }[] = [];
   for (const { l, n } of lines) {
     let o: unknown;
@@ -86,18 +87,10 @@ export function importSglang(
           'it is a vLLM bench serve JSON result (use --from vllm)',
         );
       }
-      throw importError(
-        file,
-        'SGLang bench_serving JSONL (one result object per line)',
-        `line ${n} is not a JSON object`,
-      );
+      throw importError(file, JSONL_EXPECTED, `line ${n} is not a JSON object`);
     }
     if (!o || typeof o !== 'object' || Array.isArray(o))
-      throw importError(
-        file,
-        'SGLang bench_serving JSONL (one result object per line)',
-        `line ${n} is not a JSON object`,
-      );
+      throw importError(file, JSONL_EXPECTED, `line ${n} is not a JSON object`);
     const obj = o as Obj;
     if (looksLikeVllm(obj))
       throw importError(
@@ -180,19 +173,16 @@ export function importSglang(
       );
     }
   }
-  if (records.length === 0)
-    warnings.push(
-      `${file} has no per-request details (run bench_serving with --output-details for CIs); ratios will have no confidence intervals.`,
-    );
-  levels.sort((a, b) => a.levelIndex - b.levelIndex);
   const first = objs[0].o;
-  const name = opts.name ?? defaultImportName(file);
-  const manifest = importManifest({
+  return assembleImportedRun({
     tool: 'sglang-bench-serving',
     file,
     definitions: SGLANG_DEFINITIONS,
-    name,
-    levels: levels.map((l) => l.level),
+    name: opts.name ?? defaultImportName(file),
+    levels,
+    records,
+    warnings,
+    detailsHow: 'bench_serving with --output-details',
     workload: {
       inputTokens: num(first.random_input_len),
       outputTokens: num(first.random_output_len),
@@ -200,11 +190,4 @@ export function importSglang(
     },
     startedAt: opts.startedAt ?? new Date(0).toISOString(),
   });
-  const kept = records.filter((r) => levels.some((l) => l.levelIndex === r.levelIndex));
-  return {
-    manifest,
-    summary: { schema: 'benchgate.summary/1', runId: manifest.runId, name, levels },
-    records: kept,
-    warnings,
-  };
 }

@@ -4,11 +4,11 @@
 
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
+  assembleImportedRun,
   defaultImportName,
   distFromKeys,
   type ImportedRun,
   importError,
-  importManifest,
   levelSummaryFrom,
   num,
   numArray,
@@ -154,28 +154,20 @@ export function importVllm(
       );
     }
   });
-  if (records.length === 0)
-    warnings.push(
-      `${file} has no per-request details (run vllm bench serve with --save-detailed for CIs); ratios will have no confidence intervals.`,
-    );
   const first = objs[0];
-  const name =
-    opts.name ?? (typeof first.label === 'string' && first.label ? first.label : defaultImportName(file));
-  const manifest = importManifest({
+  return assembleImportedRun({
     tool: 'vllm-bench-serve',
     file,
     definitions: VLLM_DEFINITIONS,
-    name,
-    levels: levels.map((l) => l.level),
+    name:
+      opts.name ?? (typeof first.label === 'string' && first.label ? first.label : defaultImportName(file)),
+    levels,
+    records,
+    warnings,
+    detailsHow: 'vllm bench serve with --save-detailed',
     workload: { dataset: null },
     startedAt: opts.startedAt ?? vllmDate(first.date) ?? new Date(0).toISOString(),
   });
-  return {
-    manifest,
-    summary: { schema: 'benchgate.summary/1', runId: manifest.runId, name, levels },
-    records,
-    warnings,
-  };
 }
 
 /** vLLM writes `date` as %Y%m%d-%H%M%S local time; read it as UTC (the zone is not recorded). */
