@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { monoNowMs } from '../../core/clock.js';
 import { defaultStages } from '../../matrix/default-stages.js';
-import { buildDemoPlan } from '../../matrix/demo-plan.js';
+import { buildDemoPlan, STORY_TIME_SCALE } from '../../matrix/demo-plan.js';
 import { renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { matrixConsole, withInterrupt } from '../../matrix/terminal.js';
@@ -38,16 +38,17 @@ export function registerDemo(program: Command): void {
       'Run the README story on the embedded simulator: baseline vs EAGLE-3 configs, one silently drifted.',
     )
     .option('--out <dir>', 'parent directory for the demo run', 'results')
-    .option('--time-scale <x>', 'simulator speed-up (larger is faster)')
+    .option('--time-scale <x>', `simulator speed-up (larger is faster; default ${STORY_TIME_SCALE})`)
     .option('--requests <n>', 'measured requests per level')
     .action(
       action(async (flags: DemoFlags) => {
         const started = monoNowMs();
         const io = matrixConsole({ json: false });
+        const timeScale = flags.timeScale ? parsePositive('--time-scale', flags.timeScale) : STORY_TIME_SCALE;
         const plan = await buildDemoPlan({
           benchgateArgv: selfArgv(),
           output: flags.out,
-          timeScale: flags.timeScale ? parsePositive('--time-scale', flags.timeScale) : undefined,
+          timeScale,
           requests: flags.requests
             ? parsePositive('--requests', flags.requests, { integer: true })
             : undefined,
@@ -57,6 +58,10 @@ export function registerDemo(program: Command): void {
         );
         io.log('  baseline, EAGLE-3 top-k 4 (spec v1, overlap off), EAGLE-3 top-k 1 (spec v2, overlap on),');
         io.log('  and a spec-v2 config whose log claims overlap is on while the server runs without it.');
+        io.log(
+          `  Levels ${plan.load.levels.join(', ')} concurrent requests. The simulator runs ${timeScale}x faster than the modelled` +
+            ` GPUs: tok/s read ${timeScale}x high and ms ${timeScale}x low; ratios between configs are unaffected.`,
+        );
         return withInterrupt(async (signal) => {
           const result = await runMatrix({
             plan,
