@@ -34,6 +34,26 @@ export interface CheckContext {
   logs: LogState[];
 }
 
+/** What a context knows before any check ran: the given target and host, nothing learnt yet. */
+export type CheckContextInput = Pick<CheckContext, 'plan' | 'host' | 'http' | 'url' | 'headers' | 'signal'> &
+  Partial<Pick<CheckContext, 'progress'>>;
+
+/** A fresh context: every fact the checks fill in (reachable, engine, server, logs, …) starts unknown. */
+export function newCheckContext(input: CheckContextInput): CheckContext {
+  return {
+    ...input,
+    progress: input.progress ?? (() => {}),
+    reachable: false,
+    healthy: false,
+    engine: null,
+    adapter: null,
+    model: null,
+    live: null,
+    server: null,
+    logs: [],
+  };
+}
+
 export function finding(
   id: string,
   title: string,

@@ -18,7 +18,7 @@ import { checkResultsDir } from './checks/results-dir.js';
 import { checkServerProcess } from './checks/server-process.js';
 import { checkSmoke } from './checks/smoke-check.js';
 import { checkTools } from './checks/tools.js';
-import { type CheckContext, displayUrl, finding } from './context.js';
+import { displayUrl, finding, newCheckContext } from './context.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
 import { buildVerifiedTarget, METRICS_START_KEY, readMetricsStartTimeS } from './verified-target.js';
 
@@ -65,23 +65,15 @@ export async function runCheckpoint(
   const url = displayUrl(fullUrl);
   const headers = targetHeaders(plan);
   const host = opts.host ?? (await openHost(plan.host));
-  const ctx: CheckContext = {
+  const ctx = newCheckContext({
     plan,
     host,
     http: createTargetHttp(url, { headers, timeoutMs: plan.target.timeouts.connect_s * 1000 }),
     url,
     headers,
     signal: opts.signal,
-    progress: opts.onProgress ?? (() => {}),
-    reachable: false,
-    healthy: false,
-    engine: null,
-    adapter: null,
-    model: null,
-    live: null,
-    server: null,
-    logs: [],
-  };
+    progress: opts.onProgress,
+  });
   const out: Finding[] = [];
   let processFacts: ConfigFacts = {};
   let topology: unknown = null;

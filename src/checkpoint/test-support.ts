@@ -12,7 +12,7 @@ import { resolvePlan } from '../plan/load.js';
 import type { PlanInput } from '../plan/schema.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
-import type { CheckContext } from './context.js';
+import { type CheckContext, newCheckContext } from './context.js';
 import type { CheckpointReport, Finding } from './finding.js';
 import { runCheckpoint } from './run.js';
 
@@ -74,20 +74,5 @@ export type { EngineName };
 export function ctxFor(input: PlanInput, host: ProcessHost = new LocalHost()): CheckContext {
   const plan = resolvePlan(input, 'test plan');
   const url = plan.target.url ?? 'http://127.0.0.1:9';
-  return {
-    plan,
-    host,
-    http: createTargetHttp(url),
-    url,
-    headers: {},
-    progress: () => {},
-    reachable: false,
-    healthy: false,
-    engine: null,
-    adapter: null,
-    model: null,
-    live: null,
-    server: null,
-    logs: [],
-  };
+  return newCheckContext({ plan, host, http: createTargetHttp(url), url, headers: {} });
 }
