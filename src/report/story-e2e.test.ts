@@ -13,6 +13,7 @@ import {
   STORY_INPUT_TOKENS,
   STORY_LEVELS,
   STORY_OUTPUT_TOKENS,
+  STORY_TIME_SCALE,
   type StoryConfig,
   storySimArgs,
 } from '../matrix/demo-plan.js';
@@ -23,8 +24,7 @@ import { resolveProfile } from '../sim/profiles.js';
 import { compareRuns } from './compare.js';
 import type { Comparison } from './types.js';
 
-// Fast, but slow enough that the top level's 192 streams stay far from the client's and simulator's CPU limits.
-const TIME_SCALE = 5;
+const TIME_SCALE = STORY_TIME_SCALE;
 const SPEC_MAX_RUNNING = 48; // sglang resets max_running_requests to 48 under speculative decoding
 const BASELINE_MAX_RUNNING = 256; // the story profile's default
 
@@ -35,8 +35,8 @@ const BASELINE_MAX_RUNNING = 256; // the story profile's default
  *
  * | concurrency | baseline tok/ms | top-k 4 spec v1      | top-k 1 spec v2      |
  * | 1           | 1/7.3   = 0.14  | 3.66/30.1 = 0.12 (-) | 3.12/16.9 = 0.18 (+) |
- * | 16          | 16/34.7 = 0.46  | 58.6/76.4 = 0.77 (+) | 49.9/61.6 = 0.81 (+) |
- * | 192         | 192/75  = 2.6   | 176/103   = 1.7  (-) | 150/74    = 2.0  (-) |
+ * | 16          | 16/34.6 = 0.46  | 58.5/76.3 = 0.77 (+) | 50.0/61.4 = 0.81 (+) |
+ * | 192         | 192/72.6 = 2.64 | 176/103   = 1.71 (-) | 150/73.9  = 2.03 (-) |
  *
  * At 1, top-k 4 verifies 8 tokens (more experts read) with its host time exposed (overlap off), while
  * spec v2 hides host time; at 16 the MoE's expert-weight reads are amortised over ~3 tokens per request;
