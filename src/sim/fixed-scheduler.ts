@@ -18,7 +18,7 @@ export interface FixedOptions {
 }
 
 /** Chunks per stream per loop run when itlMs is 0: bounds one run's length and one write's size. */
-export const ZERO_ITL_BURST = 16;
+export const ZERO_ITL_BURST = 32;
 
 interface Due {
   req: SimRequest;
