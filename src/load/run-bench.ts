@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import { gateFailed } from '../checkpoint/finding.js';
 import type { RequestRecord } from '../client/record.js';
-import { destroyAgents, type StreamTimeouts, streamRequest } from '../client/stream-request.js';
+import { destroyAgents, preconnect, type StreamTimeouts, streamRequest } from '../client/stream-request.js';
 import { createTargetHttp } from '../client/target-http.js';
 import { parseDurationS, takeAnchor } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
@@ -321,6 +321,9 @@ async function runAgainst(
       );
       const built = prompts.map((p) => adapter.requestFor(params(p)));
       const before = await scrapeCounters(http, adapter);
+      // Open the level's connections first, so no measured TTFT includes a TCP handshake.
+      const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
+      await preconnect(url, Math.min(inFlight, 1024), timeouts.connectMs);
       progress.levelStarted(pi, plan.load.levels.length, levelLabel(key), requests, shape.durationMs);
       const check = startSelfCheck();
       const result = await runLevel({
