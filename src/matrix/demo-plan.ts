@@ -93,26 +93,43 @@ export const STORY_DRIFTED_CONFIG: StoryConfig = {
   expectConfig: SPEC_V2_EXPECT,
 };
 
-/** `benchgate sim` arguments (after `sim`) for one story config on `port`. */
-export function storySimArgs(config: StoryConfig, port: number, timeScale: number): string[] {
+/** `benchgate sim` arguments (after `sim`) for an SGLang-flavoured story server on 8 GPUs. */
+export function storyServerSimArgs(o: {
+  port: number;
+  timeScale: number;
+  loadTimeS: number;
+  modelPath: string;
+  engineArgs: readonly string[];
+}): string[] {
   return [
     '--flavor',
     'sglang',
     '--profile',
     STORY_PROFILE,
     '--time-scale',
-    String(timeScale),
-    // the story's 10-minute model load, shortened to a second of real time
+    String(o.timeScale),
     '--load-time',
-    '1',
+    String(o.loadTimeS),
     '--port',
-    String(port),
+    String(o.port),
     '--model-path',
-    STORY_MODEL,
+    o.modelPath,
     '--tp-size',
     '8',
-    ...config.engineArgs,
+    ...o.engineArgs,
   ];
+}
+
+/** `benchgate sim` arguments (after `sim`) for one story config on `port`. */
+export function storySimArgs(config: StoryConfig, port: number, timeScale: number): string[] {
+  // the story's 10-minute model load, shortened to a second of real time
+  return storyServerSimArgs({
+    port,
+    timeScale,
+    loadTimeS: 1,
+    modelPath: STORY_MODEL,
+    engineArgs: config.engineArgs,
+  });
 }
 
 export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Plan, type PlanInput, planSchema } from '../../plan/schema.js';
+import { storyServerSimArgs } from '../demo-plan.js';
 
 export const MAIN_TS = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -22,27 +23,14 @@ export function uniqueMarker(): string {
 
 /** `benchgate sim` arguments for a fast SGLang-flavoured server; `marker` tags its command line. */
 export function simArgs(port: number, marker: string, extra: string[] = [], timeScale = 200): string[] {
-  return [
-    '--import',
-    TSX_LOADER,
-    MAIN_TS,
-    'sim',
-    '--flavor',
-    'sglang',
-    '--profile',
-    'story-moe-int4-8xpcie',
-    '--time-scale',
-    String(timeScale),
-    '--load-time',
-    '0.3',
-    '--port',
-    String(port),
-    '--model-path',
-    `${marker}/model`,
-    '--tp-size',
-    '8',
-    ...extra,
-  ];
+  const sim = storyServerSimArgs({
+    port,
+    timeScale,
+    loadTimeS: 0.3,
+    modelPath: `${marker}/model`,
+    engineArgs: extra,
+  });
+  return ['--import', TSX_LOADER, MAIN_TS, 'sim', ...sim];
 }
 
 export interface SimConfigInput {
