@@ -31,7 +31,7 @@ import { readJsonBody, sendJson, sendNotFound, sendOpenAiError, sendText } from 
 import { type MetricsSnapshot, sglangMetrics, vllmMetrics } from './metrics-text.js';
 import type { ModelConfig } from './perf-model.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
-import type { Scheduler, SchedulerCounters, SimRequest } from './request.js';
+import { newCounters, type Scheduler, type SchedulerCounters, type SimRequest } from './request.js';
 import { RooflineScheduler } from './roofline-scheduler.js';
 import { applyChatTemplate, type ChatMessage, countTokens, detokenize, tokenize } from './tokenizer.js';
 
@@ -200,18 +200,8 @@ export class SimulatedServer {
       ...sch.counters,
       specAcceptedPerPos: [...sch.counters.specAcceptedPerPos],
     };
-    const prev = this.lastVllmStats ?? {
-      simS: 0,
-      counters: {
-        ...cur,
-        promptTokensTotal: 0,
-        generationTokensTotal: 0,
-        specVerifyCt: 0,
-        specDraftTokensTotal: 0,
-        specAcceptedTotal: 0,
-        specAcceptedPerPos: [],
-      },
-    };
+    // the first window starts from zeroed totals (only totals are differenced below)
+    const prev = this.lastVllmStats ?? { simS: 0, counters: newCounters() };
     this.lastVllmStats = { simS: now, counters: cur };
     const spanS = Math.max(1e-9, now - prev.simS);
     const p = `(APIServer pid=${this.pid}) INFO ${vllmTime(new Date())}`;
