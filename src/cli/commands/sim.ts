@@ -4,7 +4,7 @@
 
 import type { Command } from 'commander';
 import { BenchgateError } from '../../core/errors.js';
-import type { SimFlavor } from '../../sim/api.js';
+import type { SimulatorOptions } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
 import { action, parsePositive } from '../action.js';
 
@@ -42,21 +42,21 @@ const OWN_FLAGS: OwnFlag[] = [
   { name: '--seed', value: true, help: 'seed for generated text and acceptance draws' },
 ];
 
-export interface SimCliOptions {
-  flavor?: SimFlavor;
-  host?: string;
-  port?: number;
-  timeScale?: number;
-  profile?: string;
-  logFile?: string;
-  faults: string[];
-  loadTimeS?: number;
-  ttftMs?: number;
-  itlMs?: number;
-  tokensPerChunk?: number;
-  seed?: number;
-  engineArgs: string[];
-}
+/** The simulator options the command line sets; faults and engine flags always present (maybe empty). */
+export type SimCliOptions = Pick<
+  SimulatorOptions,
+  | 'flavor'
+  | 'host'
+  | 'port'
+  | 'timeScale'
+  | 'profile'
+  | 'logFile'
+  | 'loadTimeS'
+  | 'ttftMs'
+  | 'itlMs'
+  | 'tokensPerChunk'
+  | 'seed'
+> & { faults: string[]; engineArgs: string[] };
 
 /** Splits argv into the simulator's own flags and the engine flags (everything else, in order). */
 export function splitSimArgv(argv: string[]): SimCliOptions {
