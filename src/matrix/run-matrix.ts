@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import { monoNowMs } from '../core/clock.js';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
@@ -17,7 +18,7 @@ import { checkGpuRelease } from './gpu-release.js';
 import { type LaunchedServer, launchServer, SERVER_OUTPUT_FILE } from './launch.js';
 import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
-import type { CheckpointOutcome, MatrixStages } from './stages.js';
+import type { MatrixStages } from './stages.js';
 import {
   type ConfigFailure,
   type ConfigState,

@@ -2,12 +2,13 @@
 // sweep (drift-checked after each level) → report, in one run directory. No process is launched or stopped.
 
 import { join } from 'node:path';
+import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import { openHost } from '../hosts/open-host.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import { runBench } from '../load/run-bench.js';
 import type { Plan } from '../plan/schema.js';
-import type { CheckpointOutcome, MatrixStages } from './stages.js';
+import type { MatrixStages } from './stages.js';
 
 export interface SingleRunResult {
   runDir: string;

@@ -2,15 +2,11 @@
 // checklist rendering). An interface so the runner stays one readable loop; defaults wire the real modules.
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
+import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
-
-export interface CheckpointOutcome {
-  report: CheckpointReport;
-  verifiedTarget: VerifiedTarget | null;
-}
 
 export interface SweepLevelArgs {
   /** The config's plan narrowed to the one level to run (load.levels has one entry). */
