@@ -3,10 +3,10 @@
 // collects their findings and builds the verified target for the run's manifest.
 
 import { createTargetHttp } from '../client/target-http.js';
+import { redactDeep } from '../core/redact.js';
 import type { ConfigFacts, VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
-import { redactDeep } from '../hosts/redact-env.js';
 import type { Plan } from '../plan/schema.js';
 import { checkConfig, mergeLayers } from './checks/config.js';
 import { checkEngine } from './checks/engine.js';

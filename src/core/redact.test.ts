@@ -29,4 +29,19 @@ describe('redaction', () => {
     );
     expect(redactString('nothing secret here')).toBe('nothing secret here');
   });
+
+  it('keeps configuration that merely mentions tokens and hides list-valued and nested keys', () => {
+    const doc = {
+      server_args: { api_key: 'abc', admin_api_key: null, tp_size: 8, max_total_num_tokens: 1000 },
+      tokenizer_path: 'meta/llama',
+      max_num_batched_tokens: 8192,
+      vllm: { api_key: ['sk'], hf_token: 'hf_abcdefghijk' },
+    };
+    expect(redactDeep(doc)).toEqual({
+      server_args: { api_key: '<redacted>', admin_api_key: null, tp_size: 8, max_total_num_tokens: 1000 },
+      tokenizer_path: 'meta/llama',
+      max_num_batched_tokens: 8192,
+      vllm: { api_key: '<redacted>', hf_token: '<redacted>' },
+    });
+  });
 });

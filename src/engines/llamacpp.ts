@@ -1,12 +1,12 @@
 // llama.cpp (llama-server) adapter: OpenAI requests, /props, /health and /slots reads, its start-up
 // log lines, and its short command-line flags.
 
+import { redactDeep } from '../core/redact.js';
 import { flagValue, parseFlagArgv } from './argv.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { linesAfterLastStart, logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject, readModelEntries } from './probe.js';
-import { redactSecrets } from './redact.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -48,7 +48,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   if (props.json) {
     const p = props.json;
     const src = 'GET /props';
-    raw['/props'] = redactSecrets({
+    raw['/props'] = redactDeep({
       ...p,
       chat_template: p.chat_template === undefined ? undefined : '<omitted>',
     });
@@ -63,7 +63,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     const native: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(p))
       if (k !== 'chat_template' && k !== 'default_generation_settings') native[k] = v;
-    setNativeFacts(facts, 'llamacpp', redactSecrets(native), src);
+    setNativeFacts(facts, 'llamacpp', redactDeep(native), src);
     if (isRecord(gen.params)) setNativeFacts(facts, 'llamacpp.params', gen.params, src);
   }
   const health = await getJsonObject(http, '/health');
@@ -112,7 +112,7 @@ function readProcess(argv: string[], _env: Record<string, string> | null, source
   setFact(facts, 'speculative.draft_model', v('model_draft'), source);
   const native: Record<string, unknown> = {};
   for (const k of Object.keys(flags)) native[k] = v(k);
-  setNativeFacts(facts, 'llamacpp', redactSecrets(native), source);
+  setNativeFacts(facts, 'llamacpp', redactDeep(native), source);
   return facts;
 }
 

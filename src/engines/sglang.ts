@@ -1,6 +1,7 @@
 // SGLang adapter: native /generate requests, server_info / model_info reads, the
 // server_args=ServerArgs(...) log line, spec v2 evidence, and sglang: Prometheus counters.
 
+import { redactDeep } from '../core/redact.js';
 import { envTruthy, flagValue, indexAfter, parseFlagArgv } from './argv.js';
 import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { logicalLines, logReadingFromStarts, startIndices, startRegionFirst } from './logtext.js';
@@ -8,7 +9,6 @@ import { openAiRequest } from './openai-request.js';
 import { getFirstJsonObject, getJsonObject, readModelEntries } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
 import { parsePyKwargs } from './pyrepr.js';
-import { redactSecrets } from './redact.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -98,7 +98,7 @@ export function factsFromServerArgs(args: Record<string, unknown>, source: strin
     if (k === 'internal_states' || k.startsWith('__')) continue;
     native[k] = v;
   }
-  setNativeFacts(facts, 'sglang', redactSecrets(native), source);
+  setNativeFacts(facts, 'sglang', redactDeep(native), source);
   return facts;
 }
 
@@ -134,7 +134,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   let facts: ConfigFacts = {};
   const info = await getFirstJsonObject(http, ['/server_info', '/get_server_info']);
   if (info) {
-    raw[info.path] = redactSecrets(info.json);
+    raw[info.path] = redactDeep(info.json);
     facts = factsFromServerArgs(info.json, `GET ${info.path}`);
     const states = Array.isArray(info.json.internal_states) ? info.json.internal_states : [];
     const first = states.find(isRecord);
@@ -152,7 +152,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   }
   const model = await getFirstJsonObject(http, ['/model_info', '/get_model_info']);
   if (model) {
-    raw[model.path] = redactSecrets(model.json);
+    raw[model.path] = redactDeep(model.json);
     setFactIfAbsent(facts, 'engine', 'sglang', `GET ${model.path}`);
     setFactIfAbsent(facts, 'model', model.json.model_path ?? undefined, `GET ${model.path}`);
     for (const k of ['tokenizer_path', 'is_generation', 'weight_version']) {

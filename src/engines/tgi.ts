@@ -1,13 +1,13 @@
 // Hugging Face TGI adapter: OpenAI requests (final usage only, no ignore_eos), /info reads, the
 // launcher's `Args { ... }` start-up line (Rust Debug format), and launcher flags / env.
 
+import { redactDeep } from '../core/redact.js';
 import { flagValue, parseFlagArgv } from './argv.js';
 import { setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject, readModelEntries } from './probe.js';
 import { type PyValue, parsePyKwargs } from './pyrepr.js';
-import { redactSecrets } from './redact.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -39,7 +39,7 @@ function factsFromTgiArgs(args: Record<string, unknown>, source: string): Config
   setFact(facts, 'max_running_requests', args.max_batch_size, source);
   setFact(facts, 'context_length', args.max_total_tokens, source);
   setFact(facts, 'speculative.num_steps', args.speculate, source);
-  setNativeFacts(facts, 'tgi', redactSecrets(args), source);
+  setNativeFacts(facts, 'tgi', redactDeep(args), source);
   return facts;
 }
 
@@ -87,7 +87,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   let facts: ConfigFacts = {};
   const info = await getJsonObject(http, '/info');
   if (info.json) {
-    raw['/info'] = redactSecrets(info.json);
+    raw['/info'] = redactDeep(info.json);
     facts = factsFromTgiArgs(info.json, 'GET /info');
     // /info carries the validated max_input_tokens (older: max_input_length).
     setFactIfAbsent(facts, 'tgi.max_input_tokens', info.json.max_input_length, 'GET /info');

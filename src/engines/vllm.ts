@@ -1,6 +1,7 @@
 // vLLM adapter: OpenAI requests with continuous usage, /version + /v1/models + /metrics (+ dev-mode
 // /server_info) reads, `non-default args:` and engine-config log lines, and vllm:spec_decode_* counters.
 
+import { redactDeep } from '../core/redact.js';
 import { flagValue, indexAfter, parseFlagArgv } from './argv.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
@@ -8,7 +9,6 @@ import { openAiRequest } from './openai-request.js';
 import { getJsonObject, readModelEntries } from './probe.js';
 import { findSamples, parsePrometheusText, sumMetric } from './prometheus.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
-import { redactSecrets } from './redact.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -90,7 +90,7 @@ export function factsFromVllmArgs(args: Record<string, unknown>, source: string)
   const native: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args))
     if (k !== 'speculative_config' && !k.startsWith('__')) native[k] = v;
-  setNativeFacts(facts, 'vllm', redactSecrets(native), source);
+  setNativeFacts(facts, 'vllm', redactDeep(native), source);
   return facts;
 }
 
@@ -152,7 +152,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   // Only served when VLLM_SERVER_DEV_MODE=1; a 404 is normal.
   const serverInfo = await getJsonObject(http, '/server_info');
   if (serverInfo.json && 'vllm_config' in serverInfo.json) {
-    raw['/server_info'] = redactSecrets(serverInfo.json);
+    raw['/server_info'] = redactDeep(serverInfo.json);
     mergeInto(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
   }
   return { facts, raw };

@@ -1,7 +1,10 @@
-// Environment redaction: a process environment read from /proc may hold API keys and tokens.
-// Values of secret-looking names (or values that look like keys) are replaced before anyone sees them.
+// Environment and command-line redaction: a process environment or argv read from /proc may hold API keys
+// and tokens. Values of secret-looking names or flags (or values that look like keys) are replaced.
+// Structured documents go through core/redact.ts.
 
-export const REDACTED = '<redacted>';
+import { REDACTED } from '../core/redact.js';
+
+export { REDACTED };
 
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION|SIGNATURE)/i;
 const SECRET_VALUE = /^(sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|AKIA|eyJ)[A-Za-z0-9_\-.]{8,}/;
@@ -31,19 +34,6 @@ export function redactArgv(argv: string[]): string[] {
       out.push(a, REDACTED);
       i++;
     } else out.push(SECRET_VALUE.test(a) ? REDACTED : a);
-  }
-  return out;
-}
-
-/** Deep copy of a JSON-like value with secret-looking keys' values replaced. */
-export function redactDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(redactDeep);
-  if (v === null || typeof v !== 'object')
-    return typeof v === 'string' && SECRET_VALUE.test(v) ? REDACTED : v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    out[k] =
-      SECRET_NAME.test(k) && x !== null && x !== '' && typeof x !== 'boolean' ? REDACTED : redactDeep(x);
   }
   return out;
 }

@@ -15,6 +15,7 @@ import {
 import { basename, join } from 'node:path';
 import type { RequestRecord } from '../client/record.js';
 import { BenchgateError } from '../core/errors.js';
+import { redactDeep, redactString } from '../core/redact.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import {
   levelFile,
@@ -24,7 +25,6 @@ import {
   SUMMARY_CSV_FILE,
   SUMMARY_FILE,
 } from './layout.js';
-import { redactDeep, redactString } from './redact.js';
 import { summaryCsv } from './summary-csv.js';
 
 export interface RunStore {
