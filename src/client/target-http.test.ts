@@ -1,26 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureServer, startFixtureServer } from '../engines/fixture-server.js';
-import { createTargetHttp, parseTolerantJson } from './target-http.js';
-
-describe('parseTolerantJson', () => {
-  it('accepts bare Infinity, -Infinity and NaN outside strings and leaves strings alone', () => {
-    const v = parseTolerantJson(
-      '{"a": Infinity, "b": -Infinity, "c": NaN, "d": "NaN Infinity", "e": [NaN]}',
-    ) as Record<string, unknown>;
-    expect(v.a).toBe(Infinity);
-    expect(v.b).toBe(-Infinity);
-    expect(Number.isNaN(v.c)).toBe(true);
-    expect(v.d).toBe('NaN Infinity');
-    expect(Number.isNaN((v.e as number[])[0])).toBe(true);
-  });
-
-  it('returns undefined for text that is not JSON (including truncated JSON)', () => {
-    expect(parseTolerantJson('Not Found')).toBeUndefined();
-    expect(parseTolerantJson('{"a": 1,')).toBeUndefined();
-    expect(parseTolerantJson('')).toBeUndefined();
-  });
-});
+import { createTargetHttp } from './target-http.js';
 
 describe('createTargetHttp', () => {
   let server: FixtureServer;

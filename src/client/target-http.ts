@@ -2,6 +2,7 @@
 // /metrics, /health). Never throws for an HTTP status; transport failures become `error` codes.
 
 import { monoNowMs } from '../core/clock.js';
+import { tryParsePythonJson } from '../core/python-json.js';
 import type { HttpDoc, TargetHttp } from '../engines/types.js';
 
 export interface TargetHttpOptions {
@@ -12,60 +13,6 @@ export interface TargetHttpOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-
-/**
- * Parses JSON, tolerating the bare `Infinity`, `-Infinity` and `NaN` tokens Python's json module
- * emits (SGLang / vLLM server_info can contain them). Returns undefined when the text is not JSON.
- */
-export function parseTolerantJson(text: string): unknown {
-  const trimmed = text.trim();
-  if (trimmed === '' || !/^[[{"\d\-tfnNI]/.test(trimmed)) return undefined;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    // fall through to the tolerant path
-  }
-  const rewritten = replaceBareNonFinite(trimmed);
-  if (rewritten === trimmed) return undefined;
-  try {
-    return JSON.parse(rewritten, (_k, v) => (typeof v === 'string' ? decodeNonFinite(v) : v));
-  } catch {
-    return undefined;
-  }
-}
-
-const MARK = '\u0000bgnum:';
-
-/** Replaces bare Infinity/-Infinity/NaN outside strings with marker strings, leaving strings intact. */
-function replaceBareNonFinite(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i];
-    if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    const m = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
-    if (m && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
-      out += JSON.stringify(MARK + m[1]);
-      i += m[1].length;
-      continue;
-    }
-    out += ch;
-    i++;
-  }
-  return out;
-}
-
-function decodeNonFinite(v: string): unknown {
-  if (!v.startsWith(MARK)) return v;
-  const token = v.slice(MARK.length);
-  return token === 'NaN' ? Number.NaN : token === '-Infinity' ? -Infinity : Infinity;
-}
 
 function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
@@ -104,7 +51,7 @@ export function createTargetHttp(baseUrl: string, opts: TargetHttpOptions = {}):
         const text = await res.text();
         const contentType = res.headers.get('content-type');
         const doc: HttpDoc = { url, status: res.status, contentType, text, elapsedMs: monoNowMs() - startMs };
-        const json = parseTolerantJson(text);
+        const json = tryParsePythonJson(text);
         if (json !== undefined) doc.json = json;
         return doc;
       } catch (e) {

@@ -2,6 +2,7 @@
 // invocation, bare `Infinity` for an unlimited request rate) as a benchgate run, one level per line.
 // Key names are those bench_serving writes (facts read from python/sglang/bench_serving.py).
 
+import { parsePythonJson } from '../core/python-json.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
   assembleImportedRun,
@@ -15,7 +16,6 @@ import {
   type Obj,
   recordsFromDetails,
 } from './import-common.js';
-import { parseLenientJson } from './read-run.js';
 
 export const SGLANG_DEFINITIONS =
   'SGLang bench_serving: TTFT = send to first non-empty text chunk; ITL = gaps between text chunks (chunk ITL, ' +
@@ -71,11 +71,11 @@ export function importSglang(
   for (const { l, n } of lines) {
     let o: unknown;
     try {
-      o = parseLenientJson(l);
+      o = parsePythonJson(l);
     } catch {
       const whole = (() => {
         try {
-          return parseLenientJson(text);
+          return parsePythonJson(text);
         } catch {
           return null;
         }

@@ -2,6 +2,7 @@
 // one per line) as a benchgate run, one level per result object.
 // Key names are those vllm/benchmarks/serve.py writes (facts only).
 
+import { parsePythonJson } from '../core/python-json.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
   assembleImportedRun,
@@ -16,7 +17,6 @@ import {
   recordsFromDetails,
 } from './import-common.js';
 import { looksLikeSglang } from './import-sglang.js';
-import { parseLenientJson } from './read-run.js';
 
 export const VLLM_DEFINITIONS =
   'vLLM bench serve: TTFT = send to first token chunk; ITL = gaps between chunks (chunk ITL); TPOT = (latency - TTFT) / ' +
@@ -30,7 +30,7 @@ function parseObjects(text: string, file: string): Obj[] {
   const expected = 'a vLLM bench serve result (JSON object written by --save-result)';
   let whole: unknown;
   try {
-    whole = parseLenientJson(text);
+    whole = parsePythonJson(text);
   } catch {
     // --append-result: objects separated by newlines
     const objs: Obj[] = [];
@@ -39,7 +39,7 @@ function parseObjects(text: string, file: string): Obj[] {
       if (!lines[i].trim()) continue;
       let o: unknown;
       try {
-        o = parseLenientJson(lines[i]);
+        o = parsePythonJson(lines[i]);
       } catch {
         throw importError(file, expected, `line ${i + 1} is not JSON`);
       }

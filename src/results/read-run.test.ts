@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchgateError } from '../core/errors.js';
 import { specs, writeRunDir } from '../report/test-support.js';
-import { parseLenientJson, readRun, readRuns } from './read-run.js';
+import { readRun, readRuns } from './read-run.js';
 
 const root = await mkdtemp(join(tmpdir(), 'bg-read-run-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -86,16 +86,5 @@ describe('readRun', () => {
     const b = await writeRunDir(join(root, 'y'), run('same'));
     const runs = await readRuns([a, b]);
     expect(new Set(runs.map((r) => r.name)).size).toBe(2);
-  });
-});
-
-describe('parseLenientJson', () => {
-  it('accepts bare Infinity and NaN but leaves strings alone', () => {
-    expect(parseLenientJson('{"a": Infinity, "b": -Infinity, "c": NaN, "d": "Infinity x"}')).toEqual({
-      a: Number.POSITIVE_INFINITY,
-      b: Number.NEGATIVE_INFINITY,
-      c: Number.NaN,
-      d: 'Infinity x',
-    });
   });
 });

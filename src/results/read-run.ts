@@ -6,6 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { RequestRecord } from '../client/record.js';
 import { BenchgateError } from '../core/errors.js';
+import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { LoadedRun } from '../report/types.js';
 import { MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
@@ -19,24 +20,9 @@ async function readText(path: string): Promise<string | null> {
   }
 }
 
-/** JSON.parse that accepts the bare Infinity / NaN some tools write. */
-export function parseLenientJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // replace bare Infinity/-Infinity/NaN outside strings with strings, then revive them as numbers
-    const fixed = text.replace(/("(?:[^"\\]|\\.)*")|-?\bInfinity\b|\bNaN\b/g, (m, str) =>
-      str ? str : `"__bg_num:${m}"`,
-    );
-    return JSON.parse(fixed, (_k, v) =>
-      typeof v === 'string' && v.startsWith('__bg_num:') ? Number(v.slice(9)) : v,
-    );
-  }
-}
-
 function parseJsonFile<T>(text: string, path: string): T {
   try {
-    return parseLenientJson(text) as T;
+    return parsePythonJson(text) as T;
   } catch (e) {
     throw new BenchgateError(
       'BG_E_RUN_DIR',
