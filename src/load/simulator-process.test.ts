@@ -10,3 +10,24 @@ describe('embedded simulator in a child process', () => {
     await expect(fetch(`${sim.url}/health`)).rejects.toThrow();
   });
 });
+
+describe('embedded simulator environment', () => {
+  it('passes the engine environment to the child (VLLM_SERVER_DEV_MODE exposes /server_info)', async () => {
+    const plain = await startSimulatorProcess({
+      flavor: 'vllm',
+      profile: 'fixed',
+      env: { VLLM_SERVER_DEV_MODE: undefined },
+    });
+    const dev = await startSimulatorProcess({
+      flavor: 'vllm',
+      profile: 'fixed',
+      env: { VLLM_SERVER_DEV_MODE: '1' },
+    });
+    try {
+      expect((await fetch(`${plain.url}/server_info`)).status).toBe(404);
+      expect((await fetch(`${dev.url}/server_info`)).status).toBe(200);
+    } finally {
+      await Promise.all([plain.close(), dev.close()]);
+    }
+  });
+});

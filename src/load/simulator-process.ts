@@ -47,9 +47,16 @@ function cliCommand(): string[] {
 export async function startSimulatorProcess(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
   // its own process group: a terminal Ctrl-C reaches benchgate, which then stops the simulator itself
   // after writing what is complete (otherwise the simulator would cut the in-flight streams first)
+  // the engine environment (SGLANG_ENABLE_SPEC_V2, VLLM_SERVER_DEV_MODE) reaches the child as real env
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
   const child = spawn(process.execPath, [...cliCommand(), ...simArgv(opts)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    env,
   });
   const killOnExit = (): void => {
     child.kill('SIGKILL');
