@@ -28,6 +28,13 @@ export function runFacts(run: LoadedRun): Map<string, string> | null {
   return vt || plan ? facts : null;
 }
 
+/** Keys that say where a server listens or logs, not what it computes: never a comparability concern. */
+const PLACEMENT_KEY = /(^|\.)(port|host|nccl_port|dist_init_addr|log_level|log_requests|uvicorn_log_level)$/;
+
+export function isPlacementKey(key: string): boolean {
+  return PLACEMENT_KEY.test(key);
+}
+
 /**
  * True when `key` is covered by a declared varied key. Rules: exact match; `a.b` covers `a.b.c`;
  * `a.*` covers everything under `a`; an engine-native key (`sglang.speculative_eagle_topk`) is covered
@@ -83,7 +90,7 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
     for (const key of [...keys].sort()) {
       const a = baseFacts.get(key) ?? '(unknown)';
       const b = facts.get(key) ?? '(unknown)';
-      if (a === b) continue;
+      if (a === b || isPlacementKey(key)) continue;
       // a fact one side could not read is unknown, not different
       if (!baseFacts.has(key) || !facts.has(key)) continue;
       const expected = isVaried(key, variesList);

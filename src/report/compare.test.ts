@@ -16,7 +16,12 @@ function loaded(run: FixtureRun): LoadedRun {
 function scaled(name: string, factor: (c: number) => number, extra: Partial<FixtureRun> = {}): FixtureRun {
   return {
     name,
-    config: { model: 'story-moe', tp_size: 8, 'speculative.topk': name === 'baseline' ? 0 : 1 },
+    config: {
+      model: 'story-moe',
+      tp_size: 8,
+      'speculative.topk': name === 'baseline' ? 0 : 1,
+      'sglang.port': 30000,
+    },
     varies: ['speculative'],
     ...extra,
     levels: levels.map((c) => ({
@@ -117,12 +122,16 @@ describe('compareRuns', () => {
   });
 
   it('warns about configuration differences outside the varied keys, not about the varied ones', () => {
-    const tp4 = scaled('tp4', () => 1, { config: { model: 'story-moe', tp_size: 4, 'speculative.topk': 1 } });
+    const tp4 = scaled('tp4', () => 1, {
+      config: { model: 'story-moe', tp_size: 4, 'speculative.topk': 1, 'sglang.port': 30001 },
+    });
     const c = compareRuns([loaded(baseline), loaded(tp4)], { iterations: 50 });
     expect(c.comparabilityWarnings).toHaveLength(1);
     expect(c.comparabilityWarnings[0]).toContain('tp_size: 8 vs 4');
     expect(c.comparabilityWarnings[0]).not.toContain('speculative.topk');
     expect(c.configDiff.find((d) => d.key === 'speculative.topk')!.expected).toBe(true);
+    // where a server listens is not what it computes: a different port is no difference at all
+    expect(c.configDiff.find((d) => d.key === 'sglang.port')).toBeUndefined();
     expect(cmp.comparabilityWarnings).toEqual([]);
   });
 
