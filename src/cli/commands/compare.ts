@@ -74,8 +74,20 @@ async function emit(
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** The output options compare and report share: format, output directory, bootstrap seed and resamples. */
+function withOutputOptions(cmd: Command, iterationsHelp: string): Command {
+  return cmd
+    .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
+    .option(
+      '--out <dir>',
+      'also write report.html, compare.json and charts (SVG and PNG) into this directory',
+    )
+    .option('--seed <n>', 'bootstrap seed', '1')
+    .option('--iterations <n>', iterationsHelp, '2000');
+}
+
 export function registerCompare(program: Command): void {
-  program
+  const compare = program
     .command('compare')
     .description(
       'Compare runs level by level: ratios to a baseline with bootstrap CIs, crossovers, verdicts, config differences.',
@@ -86,33 +98,21 @@ export function registerCompare(program: Command): void {
       '--metric <names>',
       `metrics to show, comma-separated or repeated (${Object.keys(METRICS).join(', ')})`,
       collect,
-    )
-    .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
-    .option(
-      '--out <dir>',
-      'also write report.html, compare.json and charts (SVG and PNG) into this directory',
-    )
-    .option('--seed <n>', 'bootstrap seed', '1')
-    .option('--iterations <n>', 'bootstrap resamples per level, metric and run', '2000')
-    .action(
-      action(async (dirs: string[], flags: OutputFlags & { baseline?: string; metric?: string[] }) =>
-        emit(dirs, flags),
-      ),
     );
+  withOutputOptions(compare, 'bootstrap resamples per level, metric and run').action(
+    action(async (dirs: string[], flags: OutputFlags & { baseline?: string; metric?: string[] }) =>
+      emit(dirs, flags),
+    ),
+  );
 
-  program
+  const report = program
     .command('report')
     .description('Report one run: tables per level, charts, checkpoint findings.')
     .argument('<run-dir>', 'run directory')
-    .option('--metric <names>', 'metrics to show, comma-separated or repeated', collect)
-    .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
-    .option(
-      '--out <dir>',
-      'also write report.html, compare.json and charts (SVG and PNG) into this directory',
-    )
-    .option('--seed <n>', 'bootstrap seed', '1')
-    .option('--iterations <n>', 'bootstrap resamples', '2000')
-    .action(action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => emit([dir], flags)));
+    .option('--metric <names>', 'metrics to show, comma-separated or repeated', collect);
+  withOutputOptions(report, 'bootstrap resamples').action(
+    action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => emit([dir], flags)),
+  );
 
   program
     .command('import')
