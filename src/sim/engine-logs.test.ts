@@ -1,32 +1,13 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SimulatorHandle, SimulatorOptions } from './api.js';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from './index.js';
+import { EAGLE3_TOPK1_ARGS, simulatorsClosedAfterEach } from './testing/fast-sim.js';
 import { post } from './testing/sse.js';
 
-const handles: SimulatorHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.close()));
-});
-
-async function sim(o: SimulatorOptions) {
-  const lines: string[] = [];
-  const h = await startSimulator({ timeScale: 1000, loadTimeS: 0, onLog: (l) => lines.push(l), ...o });
-  handles.push(h);
-  await h.ready;
-  return { h, lines };
-}
-
-const EAGLE = [
-  '--speculative-algorithm',
-  'EAGLE3',
-  '--speculative-eagle-topk',
-  '1',
-  '--speculative-num-steps',
-  '3',
-];
+const { sim } = simulatorsClosedAfterEach();
+const EAGLE = [...EAGLE3_TOPK1_ARGS];
 
 describe('sglang start-up log', () => {
   it('writes the ServerArgs repr line, load lines, Uvicorn and the ready line, in order, to onLog and the log file', async () => {

@@ -1,23 +1,12 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SimulatorHandle, SimulatorOptions } from './api.js';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from './index.js';
+import { simulatorsClosedAfterEach } from './testing/fast-sim.js';
 import { post, sseEvents } from './testing/sse.js';
 
-const handles: SimulatorHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.close()));
-});
-
-async function sim(o: SimulatorOptions) {
-  const lines: string[] = [];
-  const h = await startSimulator({ timeScale: 1000, loadTimeS: 0, onLog: (l) => lines.push(l), ...o });
-  handles.push(h);
-  await h.ready;
-  return { h, lines };
-}
+const { sim, closeAfterTest } = simulatorsClosedAfterEach();
 
 const streamBody = (n: number) => ({ text: 'a b c', sampling_params: { max_new_tokens: n }, stream: true });
 
@@ -62,8 +51,7 @@ describe('simulator faults', () => {
   });
 
   it('slow-start=S keeps /health at 503 for S more seconds', async () => {
-    const h = await startSimulator({ loadTimeS: 0, faults: ['slow-start=0.4'] });
-    handles.push(h);
+    const h = closeAfterTest(await startSimulator({ loadTimeS: 0, faults: ['slow-start=0.4'] }));
     expect((await fetch(`${h.url}/health`)).status).toBe(503);
     await h.ready;
     expect((await fetch(`${h.url}/health`)).status).toBe(200);

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { SimulatorHandle, SimulatorOptions } from './api.js';
+import { describe, expect, it } from 'vitest';
+import type { SimulatorOptions } from './api.js';
 import { startSimulator } from './index.js';
 import type { RequestTruth } from './simulator.js';
+import { EAGLE3_TOPK1_ARGS, simulatorsClosedAfterEach } from './testing/fast-sim.js';
 import { post, sseEvents } from './testing/sse.js';
 
 interface Chunk {
@@ -9,31 +10,14 @@ interface Chunk {
   usage?: { completion_tokens: number; prompt_tokens: number; total_tokens: number };
 }
 
-const handles: SimulatorHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.close()));
-});
-
-async function sim(o: SimulatorOptions = {}) {
-  const h = await startSimulator({ timeScale: 1000, loadTimeS: 0, ...o });
-  handles.push(h);
-  await h.ready;
-  return h;
-}
-
-const EAGLE = [
-  '--speculative-algorithm',
-  'EAGLE3',
-  '--speculative-eagle-topk',
-  '1',
-  '--speculative-num-steps',
-  '3',
-];
+const fast = simulatorsClosedAfterEach();
+const closeAfterTest = fast.closeAfterTest;
+const sim = async (o: SimulatorOptions = {}) => (await fast.sim(o)).h;
+const EAGLE = [...EAGLE3_TOPK1_ARGS];
 
 describe('sglang flavour surfaces', () => {
   it('answers /health 503 while the model loads, then 200', async () => {
-    const h = await startSimulator({ loadTimeS: 0.3 });
-    handles.push(h);
+    const h = closeAfterTest(await startSimulator({ loadTimeS: 0.3 }));
     expect(h.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${h.url}/health`)).status).toBe(503);
     await h.ready;
