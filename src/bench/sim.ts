@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,36 +83,38 @@ async function metric(url: string, name: string): Promise<number> {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/** One streaming completion; resolves with the number of SSE events and the gaps between them (ms). */
+/**
+ * One streaming completion over a raw socket (a pre-built request, no HTTP parsing, so the reading
+ * side stays cheap next to the simulator); resolves with the number of SSE events seen, and pushes
+ * the gaps between reads (ms) into `gaps`.
+ */
 function stream(url: string, maxTokens: number, gaps: number[] | null): Promise<number> {
+  const { hostname, port } = new URL(url);
+  const body = JSON.stringify({ model: 'm', prompt: 'hello world', max_tokens: maxTokens, stream: true });
+  const request = `POST /v1/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ model: 'm', prompt: 'hello world', max_tokens: maxTokens, stream: true });
-    const req = http.request(
-      `${url}/v1/completions`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let events = 0;
-        let last = 0;
-        let endsInNewline = false;
-        res.on('data', (d: Buffer) => {
-          const now = performance.now();
-          if (gaps && last > 0) gaps.push(now - last);
-          last = now;
-          // an event ends at a blank line, which may straddle two reads
-          if (endsInNewline && d[0] === 10) events++;
-          for (let i = d.indexOf('\n\n'); i >= 0; i = d.indexOf('\n\n', i + 2)) events++;
-          endsInNewline = d.length > 0 && d[d.length - 1] === 10 && (d.length < 2 || d[d.length - 2] !== 10);
-        });
-        res.on('end', () => resolve(events));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    let events = 0;
+    let last = 0;
+    let endsInOneNewline = false;
+    let tail = '';
+    socket.on('data', (d: Buffer) => {
+      const now = performance.now();
+      if (gaps && last > 0) gaps.push(now - last);
+      last = now;
+      // an event ends at a blank line, which may be cut in two by the reads
+      if (endsInOneNewline && d[0] === 10) events++;
+      for (let i = d.indexOf('\n\n'); i >= 0; i = d.indexOf('\n\n', i + 2)) events++;
+      endsInOneNewline = d[d.length - 1] === 10 && d[d.length - 2] !== 10;
+      tail = (tail + d.subarray(-5).toString('latin1')).slice(-5);
+      if (tail === '0\r\n\r\n') {
+        // the last chunk of the chunked body: the response is complete
+        socket.destroy();
+        resolve(events);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(events));
   });
 }
 
