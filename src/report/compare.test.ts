@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchgateError } from '../core/errors.js';
 import { compareRuns } from './compare.js';
+import { renderText } from './render-text.js';
 import { buildRun, type FixtureRun, specs } from './test-support.js';
 import type { LoadedRun } from './types.js';
 
@@ -68,6 +69,17 @@ describe('compareRuns', () => {
     expect(x.from.value).toBe(4);
     expect(x.to.value).toBe(16);
     expect(x.direction).toBe('better-to-worse');
+  });
+
+  it('shows the terminal only the output-throughput crossovers and points to the rest', () => {
+    const text = renderText(cmp, { color: false });
+    const section = text.split('Crossovers\n')[1].split('\n\n')[0];
+    const latency = cmp.crossovers.filter((x) => x.metric !== 'output_throughput').length;
+    expect(latency).toBeGreaterThan(0);
+    expect(section).toContain('eagle3-topk1-v2 stops beating baseline on output throughput');
+    expect(section).not.toMatch(/on (median|p99) /);
+    expect(section).toContain(`(${latency} more on latency metrics: --format markdown, json or html)`);
+    expect(text).toMatch(/Varied on purpose: speculative\.topk; per-run values/);
   });
 
   it('words a clean split as "up to X, slower from Y", as for open-loop rate levels', () => {

@@ -50,8 +50,13 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     for (const [i, v] of cmp.verdicts.entries()) out.push(`  ${i + 1}. ${v.text}`);
   }
   if (cmp.crossovers.length) {
+    // the terminal shows the headline metric's crossovers; every metric's are in markdown, JSON and HTML
+    const headline = cmp.crossovers[0].metric;
+    const shown = cmp.crossovers.filter((x) => x.metric === 'output_throughput' || x.metric === headline);
     out.push('', c.bold('Crossovers'));
-    for (const x of cmp.crossovers) out.push(`  - ${x.text}`);
+    for (const x of shown) out.push(`  - ${x.text}`);
+    const more = cmp.crossovers.length - shown.length;
+    if (more > 0) out.push(c.dim(`  (${more} more on latency metrics: --format markdown, json or html)`));
   }
   for (const t of metricTables(cmp)) {
     out.push('', c.bold(t.title));
@@ -75,11 +80,17 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
   if (reasons.length) out.push('', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`)));
   if (!single) out.push('', c.dim(bootstrapNote(cmp)));
   const expected = cmp.configDiff.filter((d) => d.expected);
-  if (expected.length)
+  if (expected.length) {
+    // normalised keys name what varied; engine-native duplicates of them are only counted here
+    const native = /^(sglang|vllm|llamacpp|tgi|openai)\./;
+    const keys = [...new Set(expected.map((d) => d.key))];
+    const shared = keys.filter((k) => !native.test(k));
+    const nativeCount = keys.length - shared.length;
     out.push(
       c.dim(
-        `Varied on purpose: ${expected.map((d) => `${d.run} ${d.key}=${d.other} (baseline ${d.baseline})`).join('; ')}`,
+        `Varied on purpose: ${(shared.length ? shared : keys).join(', ')}${shared.length && nativeCount ? ` (+${nativeCount} engine-native keys)` : ''}; per-run values in --format json or html.`,
       ),
     );
+  }
   return `${out.join('\n')}\n`;
 }
