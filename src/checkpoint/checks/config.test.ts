@@ -31,6 +31,21 @@ describe('config expectations', () => {
     expect(merged.quantization.source).toBe('server.log:1');
   });
 
+  it('lets a fact read directly (process environment) beat one the live endpoints only inferred', () => {
+    const spec = ctxFor({ expect: { config: { 'speculative.spec_v2': true } } });
+    spec.engine = 'sglang';
+    spec.adapter = getAdapter('sglang');
+    const layers = {
+      live: { 'speculative.spec_v2': { value: false, source: 'GET /server_info', inferred: true } },
+      process: { 'speculative.spec_v2': { value: true, source: '/proc/7/environ SGLANG_ENABLE_SPEC_V2' } },
+      logs: [],
+    };
+    expect(mergeLayers(layers)['speculative.spec_v2'].source).toBe('/proc/7/environ SGLANG_ENABLE_SPEC_V2');
+    const [f] = checkConfig(spec, layers);
+    expect(f.status).toBe('pass');
+    expect(f.evidence[0].where).toBe('/proc/7/environ SGLANG_ENABLE_SPEC_V2');
+  });
+
   it('fails when another source contradicts a passing value, showing both', () => {
     const findings = checkConfig(ctx, {
       live: { overlap_schedule: live(true), tp_size: live(8), 'speculative.topk': live(1) },

@@ -1,5 +1,6 @@
 // Config expectations judged on the facts read from live endpoints > the server process > the log
-// (that precedence picks the value; any source that contradicts the expectation is reported too).
+// (that precedence picks the value; a fact read directly always beats one inferred, whatever its layer;
+// any direct source that contradicts the expectation is reported too).
 // A required expectation on an unknown field fails and says where it could be read instead.
 
 import type { ConfigFact, ConfigFacts } from '../../engines/types.js';
@@ -14,19 +15,20 @@ export interface FactLayers {
   logs: ConfigFacts[];
 }
 
-/** One map: each key from the highest-precedence layer that knows it. */
+/** One map: each key from the highest-precedence layer that knows it (direct facts before inferred ones). */
 export function mergeLayers(layers: FactLayers): ConfigFacts {
   const out: ConfigFacts = {};
-  for (const m of [layers.live, layers.process, ...layers.logs]) {
-    for (const [k, f] of Object.entries(m)) if (!(k in out)) out[k] = f;
-  }
+  const keys = new Set([layers.live, layers.process, ...layers.logs].flatMap((m) => Object.keys(m)));
+  for (const k of keys) out[k] = candidates(layers, k)[0];
   return out;
 }
 
+/** Every layer's fact for a key, in precedence order: direct facts by layer, then inferred ones by layer. */
 function candidates(layers: FactLayers, key: string): ConfigFact[] {
-  return [layers.live, layers.process, ...layers.logs]
+  const all = [layers.live, layers.process, ...layers.logs]
     .map((m) => m[key])
     .filter((f): f is ConfigFact => f !== undefined);
+  return [...all.filter((f) => !f.inferred), ...all.filter((f) => f.inferred)];
 }
 
 function sourceKind(source: string): Evidence['source'] {
