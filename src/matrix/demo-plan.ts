@@ -2,6 +2,8 @@
 // configs launched as real child processes on free loopback ports picked now, one of them drifting.
 // The story's configurations and workload are exported so the end-to-end verdict test runs the same ones.
 
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { type Expectation, type Plan, type PlanInput, planSchema } from '../plan/schema.js';
 import { freeLoopbackPorts } from './free-port.js';
 
@@ -136,18 +138,44 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
   const all = [...STORY_CONFIGS, STORY_DRIFTED_CONFIG];
   const ports = await freeLoopbackPorts(all.length);
   const timeScale = o.timeScale ?? STORY_TIME_SCALE;
-  const configs = all.map((c, i) => ({
-    name: c.name,
-    launch: {
-      command: [o.benchgateArgv[0]],
-      args: [...o.benchgateArgv.slice(1), 'sim', ...storySimArgs(c, ports[i], timeScale)],
-      env: c.env,
-    },
-    url: `http://127.0.0.1:${ports[i]}`,
-    ready_timeout: '30s',
-    stop: { signal: 'SIGTERM' as const, grace: '5s' },
-    expect: { config: c.expectConfig },
-  }));
+  // each server also writes its engine log to a file, which the spec v2 configs' checkpoint reads (only the
+  // lines of the current start count): the drifted server's log claims spec v2 + overlap while it runs without
+  const logDir = resolve(o.output, 'story-demo-logs');
+  await mkdir(logDir, { recursive: true });
+  const configs = all.map((c, i) => {
+    const logFile = join(logDir, `${c.name}.log`);
+    const specV2 = c.env.SGLANG_ENABLE_SPEC_V2 === '1';
+    return {
+      name: c.name,
+      launch: {
+        command: [o.benchgateArgv[0]],
+        args: [
+          ...o.benchgateArgv.slice(1),
+          'sim',
+          ...storySimArgs(c, ports[i], timeScale),
+          '--log-file',
+          logFile,
+        ],
+        env: c.env,
+      },
+      url: `http://127.0.0.1:${ports[i]}`,
+      log: logFile,
+      ready_timeout: '30s',
+      stop: { signal: 'SIGTERM' as const, grace: '5s' },
+      expect: {
+        config: c.expectConfig,
+        logs: specV2
+          ? [
+              {
+                path: logFile,
+                contains: 'Spec v2 is enabled',
+                must_not_contain: 'Overlap scheduler is disabled',
+              },
+            ]
+          : [],
+      },
+    };
+  });
   const input: PlanInput = {
     name: 'story-demo',
     target: { engine: 'sglang', api: 'native' },
