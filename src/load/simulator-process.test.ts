@@ -16,7 +16,7 @@ describe('embedded simulator environment', () => {
     const plain = await startSimulatorProcess({
       flavor: 'vllm',
       profile: 'fixed',
-      env: { VLLM_SERVER_DEV_MODE: undefined },
+      env: {},
     });
     const dev = await startSimulatorProcess({
       flavor: 'vllm',

@@ -1,10 +1,12 @@
 // Starts the embedded simulator as a child process (`benchgate sim`), so its event loop and CPU are
 // not billed to the client's self-check: an in-process simulator would make every level look
-// client-limited. Resolves once the simulator answers /health.
+// client-limited. Resolves once the simulator answers /health. The process is started through the local
+// host (only hosts/ runs processes) and probed through the target client (only client/ speaks HTTP).
 
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createTargetHttp } from '../client/target-http.js';
 import { BenchgateError } from '../core/errors.js';
+import { LocalHost } from '../hosts/local-host.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 
 const READY_TIMEOUT_MS = 60_000;
@@ -45,81 +47,67 @@ function cliCommand(): string[] {
 }
 
 export async function startSimulatorProcess(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
-  // its own process group: a terminal Ctrl-C reaches benchgate, which then stops the simulator itself
-  // after writing what is complete (otherwise the simulator would cut the in-flight streams first)
+  // its own process group (the host's spawn): a terminal Ctrl-C reaches benchgate, which then stops the
+  // simulator itself after writing what is complete (otherwise the simulator would cut the in-flight streams)
   // the engine environment (SGLANG_ENABLE_SPEC_V2, VLLM_SERVER_DEV_MODE) reaches the child as real env
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  const child = spawn(process.execPath, [...cliCommand(), ...simArgv(opts)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-    env,
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+  let firstError = '';
+  let onUrl: (url: string) => void = () => {};
+  const listening = new Promise<string>((resolve) => {
+    onUrl = resolve;
   });
+  const child = await new LocalHost().spawn([process.execPath, ...cliCommand(), ...simArgv(opts)], {
+    env,
+    onLine: (line) => {
+      const m = line.match(/listening on (https?:\/\/[^\s]+)/);
+      if (m) onUrl(m[1]);
+      else if (!firstError && /^benchgate/.test(line) && !/listening/.test(line)) firstError = line;
+    },
+  });
+  // benchgate exiting for any reason takes its simulator down with it (a synchronous kill of the group)
   const killOnExit = (): void => {
-    child.kill('SIGKILL');
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   };
   process.once('exit', killOnExit);
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (c) => {
-    if (err.length < 4000) err += c;
+  let timer: NodeJS.Timeout | undefined;
+  const fail = (message: string): never => {
+    killOnExit();
+    process.off('exit', killOnExit);
+    throw new BenchgateError('BG_E_SIM', message);
+  };
+  const deadline = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), READY_TIMEOUT_MS);
   });
-  const exited = new Promise<{ code: number | null }>((r) => child.on('exit', (code) => r({ code })));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new BenchgateError(
-          'BG_E_SIM',
-          `the embedded simulator did not start within ${READY_TIMEOUT_MS / 1000} s.`,
-        ),
-      );
-    }, READY_TIMEOUT_MS);
-    child.stdout?.on('data', (c) => {
-      out += c;
-      const m = out.match(/listening on (https?:\/\/[^\s]+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(
-        new BenchgateError(
-          'BG_E_SIM',
-          `the embedded simulator exited (${code}) before it listened: ${err.trim().split('\n')[0] ?? ''}`,
-        ),
-      );
-    });
-  });
-  child.stdout?.resume(); // keep draining its log lines
+  const first = await Promise.race([listening, child.exited, deadline]);
+  if (first === 'timeout') fail(`the embedded simulator did not start within ${READY_TIMEOUT_MS / 1000} s.`);
+  if (typeof first !== 'string')
+    fail(`the embedded simulator exited (${first.code}) before it listened: ${firstError}`);
+  const url = first as string;
+  const http = createTargetHttp(url, { timeoutMs: 2000 });
   const until = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const ok = await fetch(`${url}/health`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new BenchgateError(
-        'BG_E_SIM',
-        `the embedded simulator at ${url} did not become healthy within ${READY_TIMEOUT_MS / 1000} s.`,
-      );
-    }
+  while ((await http.request('/health')).status !== 200) {
+    if (Date.now() > until)
+      fail(`the embedded simulator at ${url} did not become healthy within ${READY_TIMEOUT_MS / 1000} s.`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  clearTimeout(timer);
+  let closed = false;
   return {
     url,
     port: Number(new URL(url).port),
     close: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(t);
+      if (!closed) {
+        closed = true;
+        await child.kill('SIGTERM');
+        const hard = setTimeout(() => void child.kill('SIGKILL'), 5000);
+        await child.exited;
+        clearTimeout(hard);
+      }
       process.off('exit', killOnExit);
     },
   };
