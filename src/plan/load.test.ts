@@ -349,3 +349,18 @@ describe('varies keys', () => {
     ]);
   });
 });
+
+describe('files a plan names', () => {
+  it('resolves the dataset and tokenizer against the plan file folder, and leaves random alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-plan-paths-'));
+    await mkdir(join(dir, 'data'));
+    const plan = join(dir, 'plan.yaml');
+    await writeFile(plan, 'workload:\n  dataset: data/prompts.jsonl\n  tokenizer: /abs/tokenizer.json\n');
+    const p = await loadPlanFile(plan);
+    expect(p.workload.dataset).toBe(join(dir, 'data', 'prompts.jsonl'));
+    expect(p.workload.tokenizer).toBe('/abs/tokenizer.json');
+    await writeFile(plan, 'workload: { dataset: random }\n');
+    expect((await loadPlanFile(plan)).workload.dataset).toBe('random');
+    await rm(dir, { recursive: true });
+  });
+});

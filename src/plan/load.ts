@@ -3,7 +3,7 @@
 // errors naming the flag. Schema shapes come from schema.ts; cross-key rules from semantic-checks.ts.
 
 import { readFile } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { BenchgateError } from '../core/errors.js';
 import { formatPlanPath, type PlanProblem } from './problem.js';
@@ -99,8 +99,22 @@ export function parsePlanText(text: string, file: string): Plan {
 }
 
 /** Reads a plan file (YAML or JSON), validates it completely and applies defaults. */
+/**
+ * Reads and validates a plan file. Files the plan names (workload.dataset, workload.tokenizer) are
+ * resolved against the plan file's folder, so a plan and its data can move together.
+ */
 export async function loadPlanFile(path: string): Promise<Plan> {
-  return parsePlanText(await readPlanText(path), path);
+  const plan = parsePlanText(await readPlanText(path), path);
+  const near = (p: string): string => (isAbsolute(p) ? p : resolvePath(dirname(path), p));
+  const w = plan.workload;
+  return {
+    ...plan,
+    workload: {
+      ...w,
+      dataset: w.dataset === 'random' ? w.dataset : near(w.dataset),
+      ...(w.tokenizer !== undefined ? { tokenizer: near(w.tokenizer) } : {}),
+    },
+  };
 }
 
 export interface ResolvePlanOptions {
