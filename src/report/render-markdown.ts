@@ -10,7 +10,12 @@ export function mdEscape(s: string): string {
 
 export function renderMarkdown(cmp: Comparison): string {
   const out: string[] = [];
-  out.push(`# Comparison: baseline ${mdEscape(cmp.baseline)}`, '');
+  out.push(
+    cmp.runs.length === 1
+      ? `# Run report: ${mdEscape(cmp.runs[0].name)}`
+      : `# Comparison: baseline ${mdEscape(cmp.baseline)}`,
+    '',
+  );
   out.push('| run | source | engine | model | directory |', '|---|---|---|---|---|');
   for (const r of cmp.runs)
     out.push(

@@ -52,6 +52,13 @@ describe('renderers', () => {
     expect(wantsColor({ isTTY: false }, {})).toBe(false);
   });
 
+  it('markdown: titles one run as a run report and several as a comparison against the baseline', () => {
+    expect(renderMarkdown(compareRuns([loaded(base)], { iterations: 50 }))).toMatch(
+      /^# Run report: baseline\n/,
+    );
+    expect(renderMarkdown(cmp)).toMatch(/^# Comparison: baseline baseline\n/);
+  });
+
   it('markdown: escapes server strings so they cannot break the table or inject HTML', () => {
     const md = renderMarkdown(cmp);
     expect(md).not.toContain('<script>');
