@@ -309,15 +309,11 @@ class ExchangeRun implements Exchange {
 
   private fail(phase: 'connect' | 'response', message: string): void {
     if (this.finished) return;
-    this.finished = true;
-    if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.connectTimer = null;
-    const conn = this.conn;
-    this.conn = null;
-    conn?.discard();
+    this.cancel();
     this.h.onFail(phase, message, performance.now());
   }
 
+  /** Ends the exchange without reporting: stops the connect timer and discards the connection. */
   cancel(): void {
     if (this.finished) return;
     this.finished = true;
