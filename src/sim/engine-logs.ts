@@ -9,7 +9,7 @@ export function pyRepr(v: unknown): string {
   if (v === null || v === undefined) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (typeof v === 'number') return String(v);
   if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
   if (typeof v === 'object') {
@@ -133,9 +133,8 @@ export function sglangCrashLines(now: Date): string[] {
   ];
 }
 
-export function sglangStartErrorLines(now: Date, err: { type: string; message: string }): string[] {
+export function sglangStartErrorLines(err: { type: string; message: string }): string[] {
   const site = '/usr/local/lib/python3.12/dist-packages';
-  void now;
   return [
     'Traceback (most recent call last):',
     '  File "<frozen runpy>", line 198, in _run_module_as_main',

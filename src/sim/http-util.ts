@@ -54,8 +54,4 @@ export function startSse(res: ServerResponse): void {
   res.flushHeaders();
 }
 
-export function sseData(payload: unknown): string {
-  return `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`;
-}
-
 export const SSE_DONE = 'data: [DONE]\n\n';

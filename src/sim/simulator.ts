@@ -228,7 +228,7 @@ export class SimulatedServer {
     if (this.requested.startError) {
       this.writeStartLines();
       if (this.requested.flavor === 'sglang') {
-        for (const l of sglangStartErrorLines(new Date(), this.requested.startError)) this.log.write(l);
+        for (const l of sglangStartErrorLines(this.requested.startError)) this.log.write(l);
       }
       throw new BenchgateError(
         'BG_E_SIM',
@@ -309,7 +309,6 @@ export class SimulatedServer {
     const stale = staleConfig(this.requested, this.profile, this.env);
     const at = new Date(Date.now() - 3_600_000);
     const lines: string[] = [];
-    const sink = { write: (l: string) => lines.push(l) };
     if (stale.flavor === 'sglang') {
       lines.push(...sglangStartLines(stale, at), ...sglangLoadLines(stale, at, this.profile.architecture));
       lines.push(
@@ -322,7 +321,6 @@ export class SimulatedServer {
       );
       lines.push(...vllmReadyLines(at, '127.0.0.1', this.opts.port || 8000, this.pid - 1));
     }
-    void sink;
     for (const l of lines) this.log.write(l);
   }
 
