@@ -65,6 +65,34 @@ function onlyRunDir(out: string): string {
   return join(out, dirs[0]);
 }
 
+/** A 400-request run long enough to be interrupted part-way. */
+function longRunArgs(out: string, concurrency: string): string[] {
+  return [
+    '--url',
+    srv.url,
+    '--engine',
+    'openai',
+    '--concurrency',
+    concurrency,
+    '--requests',
+    '400',
+    '--input-tokens',
+    '8',
+    '--output-tokens',
+    '32',
+    '--out',
+    out,
+  ];
+}
+
+/** The text of the first run directory's requests.jsonl, or null before it exists. */
+function recordsSoFar(out: string): string | null {
+  const d = existsSync(out) ? readdirSync(out) : [];
+  if (d.length === 0) return null;
+  const f = join(out, d[0], 'requests.jsonl');
+  return existsSync(f) ? readFileSync(f, 'utf8') : null;
+}
+
 describe('benchgate bench: bad input gets one clear message and a non-zero exit', () => {
   it('--concurrency 0', async () => {
     const r = await run(['--url', srv.url, '--concurrency', '0']);
@@ -158,28 +186,8 @@ describe('benchgate bench: output and interruption', () => {
 
   it('after SIGKILL the run directory keeps a manifest and every completed request as a whole JSON line', async () => {
     const out = tmp();
-    const { child, done } = start([
-      '--url',
-      srv.url,
-      '--engine',
-      'openai',
-      '--concurrency',
-      '4',
-      '--requests',
-      '400',
-      '--input-tokens',
-      '8',
-      '--output-tokens',
-      '32',
-      '--out',
-      out,
-    ]);
-    await waitFor(() => {
-      const d = existsSync(out) ? readdirSync(out) : [];
-      if (d.length === 0) return false;
-      const f = join(out, d[0], 'requests.jsonl');
-      return existsSync(f) && readFileSync(f, 'utf8').split('\n').length > 20;
-    });
+    const { child, done } = start(longRunArgs(out, '4'));
+    await waitFor(() => (recordsSoFar(out) ?? '').split('\n').length > 20);
     child.kill('SIGKILL');
     const r = await done;
     expect(r.signal).toBe('SIGKILL');
@@ -200,30 +208,8 @@ describe('benchgate bench: output and interruption', () => {
 
   it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
     const out = tmp();
-    const { child, done } = start([
-      '--url',
-      srv.url,
-      '--engine',
-      'openai',
-      '--concurrency',
-      '2',
-      '--requests',
-      '400',
-      '--input-tokens',
-      '8',
-      '--output-tokens',
-      '32',
-      '--out',
-      out,
-    ]);
-    await waitFor(() => {
-      const d = existsSync(out) ? readdirSync(out) : [];
-      return (
-        d.length > 0 &&
-        existsSync(join(out, d[0], 'requests.jsonl')) &&
-        readFileSync(join(out, d[0], 'requests.jsonl'), 'utf8').length > 0
-      );
-    });
+    const { child, done } = start(longRunArgs(out, '2'));
+    await waitFor(() => (recordsSoFar(out) ?? '').length > 0);
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
