@@ -6,12 +6,12 @@ import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { ResolvedConfig } from './config-plan.js';
 import { freeLoopbackPorts } from './free-port.js';
-import { launchServer } from './launch.js';
+import { type LaunchedServer, launchServer } from './launch.js';
 import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 import { tearDown } from './teardown.js';
 import { writeToyServer } from './test-support/toy-server.js';
-import { waitForReady } from './wait-ready.js';
+import { type ReadyOutcome, type WaitReadyOptions, waitForReady } from './wait-ready.js';
 
 let dir: string;
 let script: string;
@@ -45,6 +45,15 @@ async function toyConfig(mode: string, extraEnv: Record<string, string> = {}): P
   };
 }
 
+/** Waits for a launched toy server as the matrix does: 10 s unless told otherwise. */
+function untilReady(
+  c: ResolvedConfig,
+  s: LaunchedServer,
+  opts: Partial<Pick<WaitReadyOptions, 'timeoutS' | 'pollMs' | 'onProgress'>> = {},
+): Promise<ReadyOutcome> {
+  return waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log, ...opts });
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -59,13 +68,7 @@ describe('launch, wait for ready and tear down a real process', () => {
     const c = await toyConfig('child');
     const s = await launchServer(host, c, dir);
     const progress: string[] = [];
-    const ready = await waitForReady({
-      url: c.url,
-      timeoutS: 10,
-      exited: s.proc.exited,
-      log: s.log,
-      onProgress: (l) => progress.push(l),
-    });
+    const ready = await untilReady(c, s, { onProgress: (l) => progress.push(l) });
     expect(ready.kind).toBe('ready');
     expect((await processGroupMembers(host, s.proc.pid)).length).toBeGreaterThanOrEqual(2);
     const td = await tearDown(host, s.proc, { port: c.port, signal: 'SIGTERM', graceS: 1 });
@@ -79,9 +82,7 @@ describe('launch, wait for ready and tear down a real process', () => {
   it('escalates to SIGKILL when the server ignores SIGTERM', async () => {
     const c = await toyConfig('ignore-term');
     const s = await launchServer(host, c, dir);
-    expect((await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log })).kind).toBe(
-      'ready',
-    );
+    expect((await untilReady(c, s)).kind).toBe('ready');
     const td = await tearDown(host, s.proc, { port: c.port, signal: 'SIGTERM', graceS: 0.5 });
     expect(td.escalatedToKill).toBe(true);
     expect(td.clean).toBe(true);
@@ -91,7 +92,7 @@ describe('launch, wait for ready and tear down a real process', () => {
   it('detects a crash signature in the log before the server is ready', async () => {
     const c = await toyConfig('crash-log', { TOY_READY_MS: '60000' });
     const s = await launchServer(host, c, dir);
-    const r = await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log });
+    const r = await untilReady(c, s);
     expect(r.kind).toBe('crashed');
     if (r.kind === 'crashed') expect(r.excerpt).toContain('CUDA error');
     await tearDown(host, s.proc, { port: c.port, signal: 'SIGTERM', graceS: 1 });
@@ -100,31 +101,19 @@ describe('launch, wait for ready and tear down a real process', () => {
   it('detects a process that exits during start-up', async () => {
     const c = await toyConfig('exit', { TOY_READY_MS: '60000' });
     const s = await launchServer(host, c, dir);
-    const r = await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log });
+    const r = await untilReady(c, s);
     expect(r).toMatchObject({ kind: 'exited', code: 3 });
   });
 
   it('reports flapping health and a server that never becomes healthy', async () => {
     const f = await toyConfig('flap');
     const sf = await launchServer(host, f, dir);
-    const rf = await waitForReady({
-      url: f.url,
-      timeoutS: 10,
-      exited: sf.proc.exited,
-      log: sf.log,
-      pollMs: 20,
-    });
+    const rf = await untilReady(f, sf, { pollMs: 20 });
     expect(rf.kind).toBe('flapping');
     await tearDown(host, sf.proc, { port: f.port, signal: 'SIGTERM', graceS: 1 });
     const n = await toyConfig('never-ready');
     const sn = await launchServer(host, n, dir);
-    const rn = await waitForReady({
-      url: n.url,
-      timeoutS: 1,
-      exited: sn.proc.exited,
-      log: sn.log,
-      pollMs: 50,
-    });
+    const rn = await untilReady(n, sn, { timeoutS: 1, pollMs: 50 });
     expect(rn).toMatchObject({ kind: 'timeout', lastStatus: 'HTTP 503' });
     await tearDown(host, sn.proc, { port: n.port, signal: 'SIGTERM', graceS: 1 });
   });
@@ -142,9 +131,7 @@ describe('leftovers holding the port', () => {
   it('reports the PID of a process already holding the port, and --kill-leftovers ends it', async () => {
     const c = await toyConfig('ignore-term');
     const s = await launchServer(host, c, dir);
-    expect((await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log })).kind).toBe(
-      'ready',
-    );
+    expect((await untilReady(c, s)).kind).toBe('ready');
     const report = await checkLeftovers(host, c.port, { kill: false, knownPids: [s.proc.pid] });
     expect(report.free).toBe(false);
     expect(report.holders.map((h) => h.pid)).toEqual([s.proc.pid]);
@@ -161,9 +148,7 @@ describe('leftovers of a previous launch that do not hold the port', () => {
   it('reports the surviving members of the previous process group, and --kill-leftovers ends them', async () => {
     const c = await toyConfig('child');
     const s = await launchServer(host, c, dir);
-    expect((await waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log })).kind).toBe(
-      'ready',
-    );
+    expect((await untilReady(c, s)).kind).toBe('ready');
     // the server itself dies; its SIGTERM-ignoring child stays behind in the group
     process.kill(s.proc.pid, 'SIGKILL');
     await s.proc.exited;
