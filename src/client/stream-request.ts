@@ -10,7 +10,7 @@ import type { RequestErrorCode } from '../core/errors.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
 import { destroyPools, poolFor } from './http1-pool.js';
-import { type ChunkTokenSource, RECORD_VERSION, type RequestRecord } from './record.js';
+import { RECORD_VERSION, type RequestRecord } from './record.js';
 import { SseScanner } from './sse-scanner.js';
 
 export interface StreamTimeouts {
@@ -83,8 +83,13 @@ export async function preconnect(
 ): Promise<void> {
   const u = new URL(baseUrl);
   if (u.protocol !== 'http:') return;
+  await poolForUrl(u).preconnect(count, timeoutMs);
+}
+
+/** The raw keep-alive pool for a plain-http URL (IPv6 brackets stripped, default port 80). */
+function poolForUrl(u: URL): ReturnType<typeof poolFor> {
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
-  await poolFor(host, u.port === '' ? 80 : Number(u.port)).preconnect(count, timeoutMs);
+  return poolFor(host, u.port === '' ? 80 : Number(u.port));
 }
 
 const BODY_PREVIEW_BYTES = 300;
@@ -376,22 +381,24 @@ interface TransportHandlers {
 const HEADER_VALUE_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
 const HEADER_NAME_OK = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** Headers the transport writes itself; a caller's copy of them is dropped. */
+const FRAMING_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'accept',
+  'connection',
+  'transfer-encoding',
+]);
+
 /** The complete request as one buffer: written to the socket in one call. */
 export function renderRequest(url: URL, body: string, headers: Record<string, string> | undefined): Buffer {
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
-  const skip = new Set([
-    'host',
-    'content-type',
-    'content-length',
-    'accept',
-    'connection',
-    'transfer-encoding',
-  ]);
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!HEADER_NAME_OK.test(name)) throw new Error(`the header name "${name}" is not a valid HTTP token`);
     if (!HEADER_VALUE_OK.test(value))
       throw new Error(`the value of header "${name}" holds a line break or control character`);
-    if (skip.has(name.toLowerCase())) continue;
+    if (FRAMING_HEADERS.has(name.toLowerCase())) continue;
     head += `${name}: ${value}\r\n`;
   }
   head += `Content-Type: application/json\r\nAccept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
@@ -407,8 +414,7 @@ function prepareRaw(
   h: TransportHandlers,
 ): () => () => void {
   const bytes = renderRequest(url, body, headers);
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const pool = poolFor(host, url.port === '' ? 80 : Number(url.port));
+  const pool = poolForUrl(url);
   return () => {
     const ex = pool.exchange(
       bytes,
@@ -495,5 +501,3 @@ function prepareNodeHttp(
     };
   };
 }
-
-export type { ChunkTokenSource };
