@@ -75,7 +75,7 @@ export async function runCheckpoint(
     progress: opts.onProgress,
   });
   const out: Finding[] = [];
-  let processFacts: ConfigFacts = {};
+  let facts: ConfigFacts = {};
   let topology: unknown = null;
   try {
     out.push(...(await guarded('healthy', 'Server reports healthy', () => checkHealth(ctx), [], out)));
@@ -89,18 +89,17 @@ export async function runCheckpoint(
         out,
       );
       out.push(...proc.findings);
-      processFacts = proc.facts;
       out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
       const layers = {
         live: ctx.live?.facts ?? {},
-        process: processFacts,
+        process: proc.facts,
         logs: ctx.logs.map((l) => l.reading.facts),
       };
       out.push(...checkConfig(ctx, layers));
-      const merged = mergeLayers(layers);
+      facts = mergeLayers(layers);
       out.push(...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)));
       if (plan.expect.smoke && ctx.healthy)
-        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, merged), [], out)));
+        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, facts), [], out)));
       else if (plan.expect.smoke)
         out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
     } else {
@@ -135,11 +134,6 @@ export async function runCheckpoint(
     checkedAt: new Date().toISOString(),
   };
   if (!ctx.reachable || !ctx.engine) return { report, verifiedTarget: null };
-  const facts = mergeLayers({
-    live: ctx.live?.facts ?? {},
-    process: processFacts,
-    logs: ctx.logs.map((l) => l.reading.facts),
-  });
   const raw = redactDeep({ ...(ctx.live?.raw ?? {}) }) as Record<string, unknown>;
   if (ctx.server)
     raw[`/proc/${ctx.server.pid}`] = {
