@@ -195,3 +195,32 @@ export function vllmReadyLines(now: Date, host: string, port: number, pid: numbe
     `${p}INFO:     Application startup complete.`,
   ];
 }
+
+/** vllm's periodic engine stats line (loggers.py) over one logging window. */
+export function vllmEngineStatsLine(
+  now: Date,
+  pid: number,
+  f: { promptTokS: number; genTokS: number; running: number; waiting: number; kvUsagePct: number },
+): string {
+  return vllmLine(
+    now,
+    'loggers.py:123',
+    `Engine 000: Avg prompt throughput: ${f.promptTokS.toFixed(1)} tokens/s, Avg generation throughput: ${f.genTokS.toFixed(1)} tokens/s, Running: ${f.running} reqs, Waiting: ${f.waiting} reqs, GPU KV cache usage: ${f.kvUsagePct.toFixed(1)}%, Prefix cache hit rate: 0.0%`,
+    `(APIServer pid=${pid}) `,
+  );
+}
+
+/** vllm's SpecDecoding metrics line over one logging window (`drafts` > 0). */
+export function vllmSpecDecodingLine(
+  now: Date,
+  pid: number,
+  f: { drafts: number; drafted: number; accepted: number; spanS: number; acceptedPerPos: number[] },
+): string {
+  const perPos = f.acceptedPerPos.map((a) => (a / f.drafts).toFixed(3));
+  return vllmLine(
+    now,
+    'metrics.py:96',
+    `SpecDecoding metrics: Mean acceptance length: ${(1 + f.accepted / f.drafts).toFixed(2)}, Accepted throughput: ${(f.accepted / f.spanS).toFixed(2)} tokens/s, Drafted throughput: ${(f.drafted / f.spanS).toFixed(2)} tokens/s, Accepted: ${f.accepted} tokens, Drafted: ${f.drafted} tokens, Per-position acceptance rate: ${perPos.join(', ')}, Avg Draft acceptance rate: ${((100 * f.accepted) / Math.max(1, f.drafted)).toFixed(1)}%`,
+    `(APIServer pid=${pid}) `,
+  );
+}

@@ -19,10 +19,11 @@ import {
   sglangReadyLines,
   sglangStartErrorLines,
   sglangStartLines,
+  vllmEngineStatsLine,
   vllmLoadLines,
   vllmReadyLines,
+  vllmSpecDecodingLine,
   vllmStartLines,
-  vllmTime,
 } from './engine-logs.js';
 import { type Faults, parseFaults } from './faults.js';
 import { FixedScheduler } from './fixed-scheduler.js';
@@ -204,20 +205,31 @@ export class SimulatedServer {
     const prev = this.lastVllmStats ?? { simS: 0, counters: newCounters() };
     this.lastVllmStats = { simS: now, counters: cur };
     const spanS = Math.max(1e-9, now - prev.simS);
-    const p = `(APIServer pid=${this.pid}) INFO ${vllmTime(new Date())}`;
+    const at = new Date();
     this.log.write(
-      `${p} [loggers.py:123] Engine 000: Avg prompt throughput: ${((cur.promptTokensTotal - prev.counters.promptTokensTotal) / spanS).toFixed(1)} tokens/s, Avg generation throughput: ${((cur.generationTokensTotal - prev.counters.generationTokensTotal) / spanS).toFixed(1)} tokens/s, Running: ${sch.numRunning()} reqs, Waiting: ${sch.numQueued()} reqs, GPU KV cache usage: ${((100 * sch.kvUsedTokens()) / this.served.maxTotalNumTokens).toFixed(1)}%, Prefix cache hit rate: 0.0%`,
+      vllmEngineStatsLine(at, this.pid, {
+        promptTokS: (cur.promptTokensTotal - prev.counters.promptTokensTotal) / spanS,
+        genTokS: (cur.generationTokensTotal - prev.counters.generationTokensTotal) / spanS,
+        running: sch.numRunning(),
+        waiting: sch.numQueued(),
+        kvUsagePct: (100 * sch.kvUsedTokens()) / this.served.maxTotalNumTokens,
+      }),
     );
     if (!this.served.specAlgorithm) return;
     const drafts = cur.specVerifyCt - prev.counters.specVerifyCt;
-    const drafted = cur.specDraftTokensTotal - prev.counters.specDraftTokensTotal;
-    const accepted = cur.specAcceptedTotal - prev.counters.specAcceptedTotal;
     if (drafts <= 0) return;
-    const perPos = Array.from({ length: this.served.specNumSteps ?? 0 }, (_, i) =>
-      (((cur.specAcceptedPerPos[i] ?? 0) - (prev.counters.specAcceptedPerPos[i] ?? 0)) / drafts).toFixed(3),
+    const acceptedPerPos = Array.from(
+      { length: this.served.specNumSteps ?? 0 },
+      (_, i) => (cur.specAcceptedPerPos[i] ?? 0) - (prev.counters.specAcceptedPerPos[i] ?? 0),
     );
     this.log.write(
-      `${p} [metrics.py:96] SpecDecoding metrics: Mean acceptance length: ${(1 + accepted / drafts).toFixed(2)}, Accepted throughput: ${(accepted / spanS).toFixed(2)} tokens/s, Drafted throughput: ${(drafted / spanS).toFixed(2)} tokens/s, Accepted: ${accepted} tokens, Drafted: ${drafted} tokens, Per-position acceptance rate: ${perPos.join(', ')}, Avg Draft acceptance rate: ${((100 * accepted) / Math.max(1, drafted)).toFixed(1)}%`,
+      vllmSpecDecodingLine(at, this.pid, {
+        drafts,
+        drafted: cur.specDraftTokensTotal - prev.counters.specDraftTokensTotal,
+        accepted: cur.specAcceptedTotal - prev.counters.specAcceptedTotal,
+        spanS,
+        acceptedPerPos,
+      }),
     );
   }
 
