@@ -3,8 +3,8 @@
 
 import { createHash } from 'node:crypto';
 import type { ConfigFacts, EngineAdapter, TargetHttp, VerifiedTarget } from '../engines/types.js';
-import type { ProcessHost } from '../hosts/host.js';
-import { listenerRoots } from './checks/server-process.js';
+import type { ProcessHost, ProcessInfo } from '../hosts/host.js';
+import { findListeningServer } from './checks/server-process.js';
 import { targetPort } from './context.js';
 import { valuesEqual } from './expectation.js';
 
@@ -51,19 +51,6 @@ export function buildVerifiedTarget(parts: Omit<VerifiedTarget, 'fingerprint'>):
   return { ...parts, fingerprint: fingerprintOf(parts) };
 }
 
-async function serverStartTime(
-  host: ProcessHost,
-  url: string,
-): Promise<{ pid: number; startTime: string | null } | null> {
-  const pids = await host.listeningPids(targetPort(url));
-  if (pids.length === 0) return null;
-  const infos = await Promise.all(pids.map((p) => host.processInfo(p).catch(() => null)));
-  const ppidOf = new Map(infos.filter((i) => i !== null).map((i) => [i.pid, i.ppid] as [number, number]));
-  const root = listenerRoots(pids, ppidOf)[0];
-  const info = infos.find((i) => i?.pid === root);
-  return info ? { pid: info.pid, startTime: info.startTime } : null;
-}
-
 /**
  * Re-reads the cheap parts of the fingerprint (server process start time, live config such as
  * server_info, engine version, model) and says whether the target is still the one verified.
@@ -77,7 +64,12 @@ export async function readFingerprintCheap(opts: {
   const { target } = opts;
   const reasons: string[] = [];
   if (opts.host && target.processStartTime) {
-    const now = await serverStartTime(opts.host, target.url).catch(() => null);
+    let now: ProcessInfo | null = null;
+    try {
+      now = (await findListeningServer(opts.host, targetPort(target.url))).server;
+    } catch {
+      // unreadable: judged like a vanished server
+    }
     if (!now) reasons.push(`no server process listens on ${target.url} any more`);
     else if (now.startTime !== target.processStartTime) {
       reasons.push(

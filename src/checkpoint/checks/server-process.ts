@@ -2,6 +2,7 @@
 // and environment (from /proc, locally or over SSH), read into config facts by the engine adapter.
 
 import type { ConfigFacts } from '../../engines/types.js';
+import type { ProcessHost, ProcessInfo } from '../../hosts/host.js';
 import { type CheckContext, excerpt, finding, isThisMachine, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
 
@@ -9,6 +10,19 @@ import type { Finding } from '../finding.js';
 export function listenerRoots(pids: number[], ppidOf: Map<number, number>): number[] {
   const set = new Set(pids);
   return pids.filter((p) => !set.has(ppidOf.get(p) ?? -1));
+}
+
+/** Every PID listening on `port`, and the server among them: the first root of their process tree. */
+export async function findListeningServer(
+  host: ProcessHost,
+  port: number,
+): Promise<{ pids: number[]; server: ProcessInfo | null }> {
+  const pids = await host.listeningPids(port);
+  const infos = await Promise.all(pids.map((p) => host.processInfo(p).catch(() => null)));
+  const ppidOf = new Map<number, number>();
+  for (const i of infos) if (i) ppidOf.set(i.pid, i.ppid);
+  const root = listenerRoots(pids, ppidOf)[0];
+  return { pids, server: infos.find((i) => i?.pid === root) ?? null };
 }
 
 export async function checkServerProcess(
@@ -28,15 +42,16 @@ export async function checkServerProcess(
       facts: {},
     };
   }
-  let pids: number[];
+  let found: { pids: number[]; server: ProcessInfo | null };
   try {
-    pids = await ctx.host.listeningPids(port);
+    found = await findListeningServer(ctx.host, port);
   } catch (e) {
     return {
       findings: [finding('process', title, 'warn', { required: false, found: (e as Error).message })],
       facts: {},
     };
   }
+  const { pids, server } = found;
   if (pids.length === 0) {
     return {
       findings: [
@@ -53,11 +68,6 @@ export async function checkServerProcess(
       facts: {},
     };
   }
-  const infos = await Promise.all(pids.map((p) => ctx.host.processInfo(p).catch(() => null)));
-  const ppidOf = new Map<number, number>();
-  for (const i of infos) if (i) ppidOf.set(i.pid, i.ppid);
-  const roots = listenerRoots(pids, ppidOf);
-  const server = infos.find((i) => i?.pid === roots[0]) ?? null;
   ctx.server = server;
   if (!server) {
     return {
