@@ -1,8 +1,9 @@
 // Per-request quantities the bootstrap resamples, derived from raw request records with the
-// project's metric definitions (DESIGN.md): TTFT = send -> first token chunk, E2E = send -> last token,
-// TPOT = (E2E - TTFT) / (output tokens - 1).
+// project's metric definitions (metrics/request-latency.ts): TTFT = send -> first token chunk,
+// E2E = send -> last token, TPOT = (E2E - TTFT) / (output tokens - 1).
 
 import { outputTokens, type RequestRecord, succeeded } from '../client/record.js';
+import { requestLatencies } from '../metrics/request-latency.js';
 
 export interface RequestValues {
   ttftMs: number;
@@ -15,15 +16,8 @@ export interface RequestValues {
 
 /** Values of one successful, measured request; null for warmup, failed or token-less requests. */
 export function requestValues(r: RequestRecord): RequestValues | null {
-  if (r.warmup || !succeeded(r) || r.chunkMs.length === 0) return null;
-  const ttftMs = r.chunkMs[0] - r.sentMs;
-  const e2eMs = r.chunkMs[r.chunkMs.length - 1] - r.sentMs;
-  const out = outputTokens(r);
-  return {
-    ttftMs,
-    e2eMs,
-    tpotMs: out > 1 ? (e2eMs - ttftMs) / (out - 1) : null,
-    outputTokens: out,
-    specVerifySteps: r.specVerifySteps,
-  };
+  if (r.warmup || !succeeded(r)) return null;
+  const { ttftMs, e2eMs, tpotMs } = requestLatencies(r);
+  if (ttftMs === null || e2eMs === null) return null;
+  return { ttftMs, e2eMs, tpotMs, outputTokens: outputTokens(r), specVerifySteps: r.specVerifySteps };
 }
