@@ -3,6 +3,7 @@
 // forcing overlap off, spec v2, top-k 1 draft-token adjustment, max running requests reset to 48).
 
 import { BenchgateError } from '../core/errors.js';
+import { isSecretKey, REDACTED } from '../core/redact.js';
 import type { SimFlavor } from './api.js';
 import type { SimProfile } from './profiles.js';
 
@@ -219,6 +220,13 @@ export interface ServedConfig {
   startError: { type: string; message: string } | null;
 }
 
+/** The flags given on the command line with their values, secret ones (`--api-key`) redacted. */
+function redactedGivenArgs(given: string[], values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of given) out[k] = isSecretKey(k) ? REDACTED : values[k];
+  return out;
+}
+
 export function envFlagTrue(v: string | undefined): boolean {
   return v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
 }
@@ -325,7 +333,7 @@ function sglangConfig(
     log_level: v.log_level ?? 'info',
     decode_log_interval: v.decode_log_interval ?? 40,
     enable_metrics: v.enable_metrics ?? false,
-    api_key: v.api_key === undefined ? null : '<redacted>',
+    api_key: v.api_key === undefined ? null : REDACTED,
     attention_backend: v.attention_backend ?? null,
     cuda_graph_max_bs: v.cuda_graph_max_bs ?? null,
     disable_radix_cache: v.disable_radix_cache ?? false,
@@ -337,8 +345,7 @@ function sglangConfig(
     speculative_eagle_topk: topk,
     speculative_num_draft_tokens: draftTokens,
   };
-  const givenArgs: Record<string, unknown> = {};
-  for (const k of given) givenArgs[k] = k === 'api_key' ? '<redacted>' : values[k];
+  const givenArgs = redactedGivenArgs(given, values);
   return {
     flavor: 'sglang',
     modelPath,
@@ -390,8 +397,7 @@ function vllmConfig(profile: SimProfile, argv: string[]): ServedConfig {
   const maxNumSeqs: number = v.max_num_seqs ?? 256;
   const contextLength: number = v.max_model_len ?? profile.contextLength;
   const tp: number = v.tensor_parallel_size ?? 1;
-  const givenArgs: Record<string, unknown> = {};
-  for (const k of given) givenArgs[k] = k === 'api_key' ? '<redacted>' : values[k];
+  const givenArgs = redactedGivenArgs(given, values);
   const engineArgs: Record<string, unknown> = {
     model: modelPath,
     served_model_name: v.served_model_name ?? modelPath,
