@@ -48,11 +48,9 @@ export function setNativeFacts(
   for (const [k, v] of Object.entries(obj)) setFact(facts, `${prefix}.${k}`, v, source);
 }
 
-/** Merges fact maps; earlier maps win for keys they know. */
-export function mergeFacts(...maps: ConfigFacts[]): ConfigFacts {
-  const out: ConfigFacts = {};
-  for (const m of maps) for (const [k, f] of Object.entries(m)) if (!(k in out)) out[k] = f;
-  return out;
+/** Adds the facts of `extra` whose keys `target` does not know yet (what `target` knows wins). */
+export function addMissingFacts(target: ConfigFacts, extra: ConfigFacts): void {
+  for (const [k, f] of Object.entries(extra)) if (!(k in target)) target[k] = f;
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -3,7 +3,7 @@
 
 import { redactDeep } from '../core/redact.js';
 import { flagValue, indexAfter, parseFlagArgv } from './argv.js';
-import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { addMissingFacts, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject, readModelEntries } from './probe.js';
@@ -118,10 +118,6 @@ function factsFromVllmConfig(config: unknown, source: string): ConfigFacts {
   );
 }
 
-function mergeInto(target: ConfigFacts, extra: ConfigFacts): void {
-  for (const [k, f] of Object.entries(extra)) if (!(k in target)) target[k] = f;
-}
-
 async function readLive(http: TargetHttp): Promise<LiveReading> {
   const raw: Record<string, unknown> = {};
   const facts: ConfigFacts = {};
@@ -153,7 +149,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   const serverInfo = await getJsonObject(http, '/server_info');
   if (serverInfo.json && 'vllm_config' in serverInfo.json) {
     raw['/server_info'] = redactDeep(serverInfo.json);
-    mergeInto(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
+    addMissingFacts(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
   }
   return { facts, raw };
 }
@@ -194,7 +190,7 @@ function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
     const m = ENGINE_CONFIG_RE.exec(engineLine.text)!;
     const source = `${path}:${engineLine.line}`;
     const parsed = parsePyKwargs(engineLine.text, m.index + m[0].length);
-    mergeInto(facts, factsFromVllmArgs(parsed.value, source));
+    addMissingFacts(facts, factsFromVllmArgs(parsed.value, source));
     setFact(facts, 'engine_version', m[1], source);
   }
   const argsLine = region.find((l) => NON_DEFAULT_RE.test(l.text));
@@ -202,7 +198,7 @@ function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
     const at = argsLine.text.search(NON_DEFAULT_RE) + 'non-default args: '.length;
     const parsed = parsePyValue(argsLine.text, at);
     const source = `${path}:${argsLine.line}`;
-    if (isRecord(parsed.value)) mergeInto(facts, factsFromVllmArgs(parsed.value as PyObject, source));
+    if (isRecord(parsed.value)) addMissingFacts(facts, factsFromVllmArgs(parsed.value as PyObject, source));
     if (!parsed.complete) setFact(facts, 'vllm.non_default_args_truncated', true, source);
   }
   const versionLine = region.find((l) => VERSION_LINE_RE.test(l.text));
