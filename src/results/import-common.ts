@@ -15,6 +15,7 @@ import type {
 } from '../metrics/summary.js';
 import { planSchema } from '../plan/schema.js';
 import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import { writeJsonAtomic } from './run-store.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -253,11 +254,9 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
   const dir = join(outRoot, run.manifest.runId);
   try {
     await mkdir(dir, { recursive: true });
-    const json = (v: unknown) =>
-      `${JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? null : x), 2)}\n`;
-    await writeFile(join(dir, MANIFEST_FILE), json(run.manifest));
-    for (const l of run.summary.levels) await writeFile(join(dir, levelFile(l.levelIndex)), json(l));
-    await writeFile(join(dir, SUMMARY_FILE), json(run.summary));
+    writeJsonAtomic(join(dir, MANIFEST_FILE), run.manifest);
+    for (const l of run.summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
+    writeJsonAtomic(join(dir, SUMMARY_FILE), run.summary);
     await writeFile(
       join(dir, REQUESTS_FILE),
       run.records.map((r) => JSON.stringify(r)).join('\n') + (run.records.length ? '\n' : ''),
