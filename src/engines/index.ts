@@ -39,10 +39,3 @@ export async function detectEngine(http: TargetHttp): Promise<EngineName> {
   }
   return 'openai';
 }
-
-export { isSecretKey, REDACTED, redactDeep as redactSecrets } from '../core/redact.js';
-// Parsers other modules may reuse (log assertions, counters, evidence redaction).
-export { findCrashes, type LogLine, lineTimestamp, logicalLines, stripAnsi } from './logtext.js';
-export { type PromSample, type PromScrape, parsePrometheusText, sumMetric } from './prometheus.js';
-export { type PyValue, parsePyKwargs, parsePyValue } from './pyrepr.js';
-export type { EngineAdapter, EngineName } from './types.js';

@@ -22,27 +22,6 @@ export interface ConfigFact {
  */
 export type ConfigFacts = Record<string, ConfigFact>;
 
-export const NORMALISED_KEYS = [
-  'engine',
-  'engine_version',
-  'model',
-  'served_model_name',
-  'tp_size',
-  'dp_size',
-  'pp_size',
-  'dtype',
-  'quantization',
-  'max_running_requests',
-  'context_length',
-  'overlap_schedule',
-  'speculative.algorithm',
-  'speculative.draft_model',
-  'speculative.num_steps',
-  'speculative.topk',
-  'speculative.num_draft_tokens',
-  'speculative.spec_v2',
-] as const;
-
 export type EngineName = 'sglang' | 'vllm' | 'llamacpp' | 'tgi' | 'openai';
 
 /** The checkpoint's verified view of the target, stored in every run's manifest. */
