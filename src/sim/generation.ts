@@ -114,9 +114,9 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     if (hooks.fault && !faultFired && r.generated * 2 >= r.maxNewTokens && !done) {
       faultFired = true;
       if (hooks.fault === 'stall') {
+        // the response stays open and silent; only the scheduler forgets the request
         hooks.abort(r);
-        ended = true;
-        hooks.finished(r, false);
+        finish(false);
         return;
       }
       if (hooks.fault === 'reset') {

@@ -171,10 +171,11 @@ export class SimulatedServer {
         beforeFirstDecode,
       });
     }
-    const spec = this.modelConfig().spec !== null;
+    const model = this.modelConfig();
+    const spec = model.spec !== null;
     return new RooflineScheduler({
       profile: this.profile,
-      model: this.modelConfig(),
+      model,
       maxRunningRequests: this.served.maxRunningRequests,
       kvCapacityTokens: this.served.maxTotalNumTokens,
       chunkedPrefillSize: this.served.chunkedPrefillSize,
