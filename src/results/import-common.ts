@@ -1,5 +1,6 @@
-// Shared by the SGLang and vLLM importers: reading another tool's aggregate keys into a LevelSummary,
-// rebuilding request records from its per-request details, and writing the result as a run directory.
+// Shared by the SGLang and vLLM importers: telling their files apart, reading another tool's aggregate
+// keys into a LevelSummary, rebuilding request records from its per-request details, and writing the
+// result as a run directory.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
@@ -24,6 +25,19 @@ export interface ImportedRun {
   summary: RunSummary;
   records: RequestRecord[];
   warnings: string[];
+}
+
+/** Keys only vLLM's bench serve writes. */
+export function looksLikeVllm(o: Obj): boolean {
+  return 'endpoint_type' in o || ('model_id' in o && 'date' in o) || 'total_token_throughput' in o;
+}
+
+/** Keys only SGLang's bench_serving writes (vLLM says e2el, has no accept_length or retokenized totals). */
+export function looksLikeSglang(o: Obj): boolean {
+  return (
+    !looksLikeVllm(o) &&
+    ('median_e2e_latency_ms' in o || 'accept_length' in o || 'total_output_tokens_retokenized' in o)
+  );
 }
 
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -11,6 +11,7 @@ import {
   type ImportedRun,
   importError,
   levelSummaryFrom,
+  looksLikeVllm,
   num,
   numArray,
   type Obj,
@@ -43,18 +44,6 @@ function levelOf(o: Obj, fallbackCount: number): LevelKey {
   if (cap !== null) return { kind: 'concurrency', value: cap };
   // unlimited rate and no cap: every request sent at once
   return { kind: 'concurrency', value: fallbackCount };
-}
-
-/** Keys only SGLang's bench_serving writes (vLLM says e2el, has no accept_length or retokenized totals). */
-export function looksLikeSglang(o: Obj): boolean {
-  return (
-    !looksLikeVllm(o) &&
-    ('median_e2e_latency_ms' in o || 'accept_length' in o || 'total_output_tokens_retokenized' in o)
-  );
-}
-
-export function looksLikeVllm(o: Obj): boolean {
-  return 'endpoint_type' in o || ('model_id' in o && 'date' in o) || 'total_token_throughput' in o;
 }
 
 export function importSglang(

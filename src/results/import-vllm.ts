@@ -11,12 +11,12 @@ import {
   type ImportedRun,
   importError,
   levelSummaryFrom,
+  looksLikeSglang,
   num,
   numArray,
   type Obj,
   recordsFromDetails,
 } from './import-common.js';
-import { looksLikeSglang } from './import-sglang.js';
 
 export const VLLM_DEFINITIONS =
   'vLLM bench serve: TTFT = send to first token chunk; ITL = gaps between chunks (chunk ITL); TPOT = (latency - TTFT) / ' +
