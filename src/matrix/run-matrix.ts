@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import { monoNowMs } from '../core/clock.js';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
@@ -401,7 +402,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     ctx.print(stages.renderChecklist(checkpoint.report, config.name));
     const crashAfterCheck = server.log.crashHit;
     if (!checkpoint.report.ok || !checkpoint.verifiedTarget) {
-      const failed = checkpoint.report.findings.filter((f) => f.required && f.status === 'fail');
+      const failed = gateFailed(checkpoint.report.findings);
       const evidence = failed.map(
         (f) =>
           `${f.id}: ${f.title}${f.expected ? `; expected ${f.expected}` : ''}${f.found ? `; found ${f.found}` : ''}${f.evidence[0] ? ` (${f.evidence[0].where})` : ''}`,
