@@ -107,17 +107,16 @@ export function importSglang(
     const total = inputLens?.length ?? completed;
     const level = levelOf(o, total);
     const key = `${level.kind}:${level.value}:${level.maxConcurrency ?? ''}`;
-    if (seen.has(key)) {
-      warnings.push(
-        `${file}: line ${n} measured the same level as line ${seen.get(key)}; keeping the later one.`,
+    const levelIndex = n - 1;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      warnings.push(`${file}: line ${n} measured the same level as line ${earlier}; keeping the later one.`);
+      levels.splice(
+        levels.findIndex((l) => l.levelIndex === earlier - 1),
+        1,
       );
-      const idx = levels.findIndex(
-        (l) => `${l.level.kind}:${l.level.value}:${l.level.maxConcurrency ?? ''}` === key,
-      );
-      levels.splice(idx, 1);
     }
     seen.set(key, n);
-    const levelIndex = n - 1;
     const durationS = num(o.duration) ?? Number.NaN;
     const okTtftMs = ttfts && errors ? ttfts.filter((_, i) => errors[i] === '').map((t) => t * 1000) : null;
     const accept = num(o.accept_length);
