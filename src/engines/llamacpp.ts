@@ -138,4 +138,5 @@ export const llamacppAdapter: EngineAdapter = {
   requestFor: llamacppRequestFor,
   specCounters: () => null,
   whereToRead,
+  serverCommand: /\bllama-server\b/,
 };

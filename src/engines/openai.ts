@@ -55,4 +55,5 @@ export const openaiAdapter: EngineAdapter = {
     key === 'served_model_name' || key === 'context_length'
       ? 'GET /v1/models'
       : 'a generic OpenAI-compatible server exposes only /v1/models; read the server log or command line, or name the engine in the plan',
+  serverCommand: null,
 };

@@ -287,4 +287,5 @@ export const sglangAdapter: EngineAdapter = {
   requestFor: sglangRequestFor,
   specCounters: sglangSpecCounters,
   whereToRead,
+  serverCommand: /sglang\.launch_server|sglang serve/,
 };

@@ -157,4 +157,5 @@ export const tgiAdapter: EngineAdapter = {
   requestFor: tgiRequestFor,
   specCounters: () => null,
   whereToRead,
+  serverCommand: /text-generation-launcher|text-generation-router/,
 };

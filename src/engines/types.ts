@@ -138,4 +138,6 @@ export interface EngineAdapter {
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
   whereToRead(key: string): string | null;
+  /** Matches the command line of this engine's server processes (leftover check); null when unknown. */
+  readonly serverCommand: RegExp | null;
 }

@@ -309,4 +309,5 @@ export const vllmAdapter: EngineAdapter = {
   requestFor: vllmRequestFor,
   specCounters: vllmSpecCounters,
   whereToRead,
+  serverCommand: /vllm\.entrypoints|vllm serve/,
 };

@@ -1,13 +1,15 @@
 // Leftover processes: another process (outside the server's tree) listening on the target port,
 // defunct (zombie) children of the server, and other inference servers still running on the host.
 
+import { ADAPTERS } from '../../engines/index.js';
 import { processTree, readProcessTable } from '../../hosts/process-table.js';
 import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
 
-/** Command lines of the inference servers benchgate knows how to talk to. */
-const SERVER_COMMAND =
-  /(sglang\.launch_server|sglang serve|vllm\.entrypoints|vllm serve|\bllama-server\b|text-generation-launcher|text-generation-router)/;
+/** A command line of an inference server benchgate knows how to talk to (each adapter says how it looks). */
+function isServerCommand(args: string): boolean {
+  return Object.values(ADAPTERS).some((a) => a.serverCommand?.test(args));
+}
 
 export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
   const title = 'No leftover processes';
@@ -47,7 +49,7 @@ export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
       evidence.push({ source: 'process', where: `/proc/${z.pid}/stat`, excerpt: `${z.stat} ${z.args}` });
   }
   const otherServers = rows.filter(
-    (r) => SERVER_COMMAND.test(r.args) && !tree.has(r.pid) && !r.stat.startsWith('Z'),
+    (r) => isServerCommand(r.args) && !tree.has(r.pid) && !r.stat.startsWith('Z'),
   );
   if (otherServers.length > 0) {
     if (status === 'pass') status = 'warn';
