@@ -16,6 +16,6 @@ export function renderJson(cmp: Comparison): string {
       acceptanceLength: p.summary.speculative?.acceptanceLength ?? null,
     })),
   }));
-  // Infinity/NaN are not JSON: write them as null
-  return `${JSON.stringify({ ...cmp, series }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`;
+  // Infinity/NaN are not JSON: JSON.stringify writes them as null
+  return `${JSON.stringify({ ...cmp, series }, null, 2)}\n`;
 }
