@@ -2,7 +2,7 @@
 // a TTY and NO_COLOR is unset; evidence and hints indented under each failed or warned line.
 
 import pc from 'picocolors';
-import type { CheckpointReport, Finding } from './finding.js';
+import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
 
 export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
@@ -28,7 +28,7 @@ export function renderChecklist(
       if (f.hint) lines.push(`    ${c.cyan('hint:')} ${f.hint}`);
     }
   }
-  const failed = report.findings.filter((f) => f.required && f.status === 'fail').length;
+  const failed = gateFailed(report.findings).length;
   const warned = report.findings.filter((f) => f.status === 'warn').length;
   lines.push('');
   lines.push(
