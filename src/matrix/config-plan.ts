@@ -2,6 +2,8 @@
 // it serves, the per-config plan (the config's own `expect` merged over the plan's), and its launch fingerprint.
 
 import { createHash } from 'node:crypto';
+import { targetPort } from '../checkpoint/context.js';
+import { canonicalJson } from '../checkpoint/verified-target.js';
 import { parseDurationS } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import type { ConfigSpec, Plan } from '../plan/schema.js';
@@ -33,23 +35,6 @@ export function mergeExpect(planExpect: Plan['expect'], own: ConfigSpec['expect'
     wait: own.wait ?? planExpect.wait,
     smoke: own.smoke ?? planExpect.smoke,
   };
-}
-
-export function portOfUrl(url: string): number {
-  const u = new URL(url);
-  if (u.port) return Number(u.port);
-  return u.protocol === 'https:' ? 443 : 80;
-}
-
-/** Canonical JSON (sorted keys) so equal specs hash equally. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
 export function sha256Hex(text: string): string {
@@ -104,7 +89,7 @@ export function resolveConfig(plan: Plan, config: ConfigSpec, where: string): Re
     cwd: config.launch.cwd,
     hostSpec,
     url,
-    port: portOfUrl(url),
+    port: targetPort(url),
     stop,
     readyTimeoutS,
     plan: configPlan,

@@ -3,9 +3,10 @@
 
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { canonicalJson } from '../checkpoint/verified-target.js';
 import { BenchgateError } from '../core/errors.js';
 import type { VerifiedTarget } from '../engines/types.js';
-import { canonicalJson, sha256Hex } from './config-plan.js';
+import { sha256Hex } from './config-plan.js';
 
 export const MATRIX_STATE_FILE = 'matrix-state.json';
 
