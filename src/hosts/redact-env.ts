@@ -4,8 +4,6 @@
 
 import { REDACTED } from '../core/redact.js';
 
-export { REDACTED };
-
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION|SIGNATURE)/i;
 const SECRET_VALUE = /^(sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|AKIA|eyJ)[A-Za-z0-9_\-.]{8,}/;
 
