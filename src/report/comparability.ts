@@ -35,6 +35,13 @@ export function isPlacementKey(key: string): boolean {
   return PLACEMENT_KEY.test(key);
 }
 
+/** Engine-native config keys are prefixed with the engine's name (`sglang.speculative_eagle_topk`). */
+const ENGINE_NATIVE_KEY = /^(sglang|vllm|llamacpp|tgi|openai)\.(.*)$/s;
+
+export function isEngineNativeKey(key: string): boolean {
+  return ENGINE_NATIVE_KEY.test(key);
+}
+
 /**
  * True when `key` is covered by a declared varied key. Rules: exact match; `a.b` covers `a.b.c`;
  * `a.*` covers everything under `a`; an engine-native key (`sglang.speculative_eagle_topk`) is covered
@@ -46,9 +53,9 @@ export function isVaried(key: string, varies: readonly string[]): boolean {
       .toLowerCase()
       .split(/[._-]+/)
       .filter(Boolean);
-  const [engine, ...rest] = key.split('.');
-  const native = ['sglang', 'vllm', 'llamacpp', 'tgi', 'openai'].includes(engine) && rest.length > 0;
-  const keyWords = new Set(words(native ? rest.join('.') : key));
+  const nativeRest = ENGINE_NATIVE_KEY.exec(key)?.[2];
+  const native = nativeRest !== undefined;
+  const keyWords = new Set(words(nativeRest ?? key));
   for (const raw of varies) {
     const v = raw.endsWith('.*') ? raw.slice(0, -2) : raw;
     if (key === v || key.startsWith(`${v}.`)) return true;

@@ -2,6 +2,7 @@
 // Colour only when asked (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
 
 import { createColors } from 'picocolors';
+import { isEngineNativeKey } from './comparability.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
 
@@ -82,9 +83,8 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
   const expected = cmp.configDiff.filter((d) => d.expected);
   if (expected.length) {
     // normalised keys name what varied; engine-native duplicates of them are only counted here
-    const native = /^(sglang|vllm|llamacpp|tgi|openai)\./;
     const keys = [...new Set(expected.map((d) => d.key))];
-    const shared = keys.filter((k) => !native.test(k));
+    const shared = keys.filter((k) => !isEngineNativeKey(k));
     const nativeCount = keys.length - shared.length;
     out.push(
       c.dim(
