@@ -1,6 +1,7 @@
 // Judges one config expectation (equals, one_of, >=, <=, regex, present, absent) against a fact.
 // Pure: a missing fact is "unknown", never false; the caller decides what unknown means.
 
+import { asNumber as factNumber } from '../engines/facts.js';
 import type { ConfigFact } from '../engines/types.js';
 import type { Expectation } from '../plan/schema.js';
 
@@ -21,10 +22,7 @@ export function describeExpectation(e: Expectation): string {
 }
 
 function asNumber(v: Scalar): number | null {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  if (typeof v === 'boolean') return null;
-  return null;
+  return factNumber(v) ?? null;
 }
 
 function asBool(v: Scalar): boolean | null {
