@@ -1,13 +1,9 @@
-// Finds where a plan problem lives in its YAML source: the line and column of a value, of a key, or of
-// the parent of a missing key, using the node ranges the `yaml` parser keeps and its LineCounter.
+// Finds where a plan problem lives in its YAML source: the offset of a value, of a key, or of the
+// parent of a missing key, using the node ranges the `yaml` parser keeps (the caller's LineCounter
+// turns it into a line and column).
 
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
 import type { PlanPath, PlanProblem } from './problem.js';
-
-export interface SourcePosition {
-  line: number;
-  col: number;
-}
 
 interface Located {
   /** The node of each path step that exists, with the key node that led to it (if a mapping entry). */
@@ -62,12 +58,4 @@ export function problemOffset(doc: Document, problem: PlanProblem): number {
     if (at !== null) return at;
   }
   return startOf(doc.contents as Node | null) ?? 0;
-}
-
-export function problemPosition(
-  doc: Document,
-  lineCounter: LineCounter,
-  problem: PlanProblem,
-): SourcePosition {
-  return lineCounter.linePos(problemOffset(doc, problem));
 }
