@@ -98,10 +98,10 @@ export function parsePlanText(text: string, file: string): Plan {
   return plan;
 }
 
-/** Reads a plan file (YAML or JSON), validates it completely and applies defaults. */
 /**
- * Reads and validates a plan file. Files the plan names (workload.dataset, workload.tokenizer) are
- * resolved against the plan file's folder, so a plan and its data can move together.
+ * Reads a plan file (YAML or JSON), validates it completely and applies defaults. Files the plan names
+ * (workload.dataset, workload.tokenizer) are resolved against the plan file's folder, so a plan and its
+ * data can move together.
  */
 export async function loadPlanFile(path: string): Promise<Plan> {
   const plan = parsePlanText(await readPlanText(path), path);
