@@ -46,12 +46,22 @@ export function checkpointGate(o: {
     afterLevel: async () => {
       const target = outcome?.verifiedTarget;
       if (!target) return { valid: true, reasons: [] };
-      return readFingerprintCheap({
-        target,
-        http: createTargetHttp(target.url, { headers: targetHeaders(checkedPlan), timeoutMs: 10_000 }),
-        adapter: getAdapter(target.engine),
-        host: o.host,
-      });
+      return checkDrift({ plan: checkedPlan, host: o.host, verifiedTarget: target });
     },
   };
+}
+
+/** Re-reads the cheap parts of a verified target's fingerprint: did the server restart or change? */
+export function checkDrift(o: {
+  plan: Plan;
+  host: ProcessHost;
+  verifiedTarget: VerifiedTarget;
+}): Promise<{ valid: boolean; reasons: string[] }> {
+  const target = o.verifiedTarget;
+  return readFingerprintCheap({
+    target,
+    http: createTargetHttp(target.url, { headers: targetHeaders(o.plan), timeoutMs: 10_000 }),
+    adapter: getAdapter(target.engine),
+    host: o.host,
+  });
 }

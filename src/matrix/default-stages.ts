@@ -1,13 +1,11 @@
 // Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), one sweep level
 // (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
 
+import { checkDrift } from '../checkpoint/gate.js';
 import { colorWanted, renderChecklist } from '../checkpoint/render-text.js';
-import { runCheckpoint, targetHeaders } from '../checkpoint/run.js';
-import { readFingerprintCheap } from '../checkpoint/verified-target.js';
-import { createTargetHttp } from '../client/target-http.js';
+import { runCheckpoint } from '../checkpoint/run.js';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
-import { getAdapter } from '../engines/index.js';
 import { silentProgress } from '../load/progress.js';
 import { runBench } from '../load/run-bench.js';
 import { renderFormat, reportArtifacts } from '../report/artifacts.js';
@@ -40,13 +38,7 @@ export function defaultStages(): MatrixStages {
       }
       return level;
     },
-    driftCheck: ({ plan, host, verifiedTarget }) =>
-      readFingerprintCheap({
-        target: verifiedTarget,
-        http: createTargetHttp(verifiedTarget.url, { headers: targetHeaders(plan), timeoutMs: 10_000 }),
-        adapter: getAdapter(verifiedTarget.engine),
-        host,
-      }),
+    driftCheck: checkDrift,
     compare: async ({ runs, outDir }) => {
       const loaded = await readRuns(runs.map((r) => r.dir));
       const cmp = compareRuns(loaded, { baseline: loaded[0]?.name });
