@@ -4,10 +4,6 @@
 import pc from 'picocolors';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
 
-export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
-}
-
 const MARK = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
 
 export function renderChecklist(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { wantsColor } from '../core/color.js';
 import type { CheckpointReport } from './finding.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-markdown.js';
-import { colorWanted, renderChecklist } from './render-text.js';
+import { renderChecklist } from './render-text.js';
 
 const report: CheckpointReport = {
   ok: false,
@@ -52,9 +53,9 @@ describe('renderers', () => {
   });
 
   it('honours NO_COLOR and non-TTY streams', () => {
-    expect(colorWanted({ isTTY: true }, {})).toBe(true);
-    expect(colorWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
-    expect(colorWanted({ isTTY: false }, {})).toBe(false);
+    expect(wantsColor({ isTTY: true }, {})).toBe(true);
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(wantsColor({ isTTY: false }, {})).toBe(false);
   });
 
   it('renders Markdown with escaped table cells and an evidence section', () => {

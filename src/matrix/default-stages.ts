@@ -2,15 +2,15 @@
 // (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
 
 import { checkDrift } from '../checkpoint/gate.js';
-import { colorWanted, renderChecklist } from '../checkpoint/render-text.js';
+import { renderChecklist } from '../checkpoint/render-text.js';
 import { runCheckpoint } from '../checkpoint/run.js';
+import { wantsColor } from '../core/color.js';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { silentProgress } from '../load/progress.js';
 import { runBench } from '../load/run-bench.js';
 import { renderFormat, reportArtifacts } from '../report/artifacts.js';
 import { compareRuns } from '../report/compare.js';
-import { wantsColor } from '../report/render-text.js';
 import { readRuns } from '../results/read-run.js';
 import { writeArtifacts } from '../results/write-artifacts.js';
 import type { MatrixStages } from './stages.js';
@@ -52,6 +52,6 @@ export function defaultStages(): MatrixStages {
       };
     },
     renderChecklist: (report, name) =>
-      `Checkpoint: ${name}\n${renderChecklist(report, { color: colorWanted(process.stdout) })}`,
+      `Checkpoint: ${name}\n${renderChecklist(report, { color: wantsColor(process.stdout) })}`,
   };
 }

@@ -11,9 +11,6 @@ export interface TextOptions {
 }
 
 /** Colour decision for stdout: TTY, no NO_COLOR, not dumb. */
-export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
-}
 
 export function renderText(cmp: Comparison, opts: TextOptions): string {
   const c = createColors(opts.color);

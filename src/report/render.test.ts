@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wantsColor } from '../core/color.js';
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { compareRuns } from './compare.js';
@@ -6,7 +7,7 @@ import { renderCsv } from './render-csv.js';
 import { renderHtml } from './render-html.js';
 import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-markdown.js';
-import { renderText, wantsColor } from './render-text.js';
+import { renderText } from './render-text.js';
 import { buildRun, type FixtureRun, specs } from './test-support.js';
 import type { LoadedRun } from './types.js';
 

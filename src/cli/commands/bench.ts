@@ -3,7 +3,8 @@
 
 import type { Command } from 'commander';
 import { checkpointGate } from '../../checkpoint/gate.js';
-import { colorWanted, renderChecklist } from '../../checkpoint/render-text.js';
+import { renderChecklist } from '../../checkpoint/render-text.js';
+import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
 import { silentProgress, ttyProgress } from '../../load/progress.js';
@@ -169,7 +170,7 @@ export function registerBench(program: Command): void {
           onProgress: (l) => progress.note(l),
           onReport: ({ report }) =>
             process.stderr.write(
-              `${renderChecklist(report, { color: !o.json && colorWanted(process.stderr) })}\n`,
+              `${renderChecklist(report, { color: !o.json && wantsColor(process.stderr) })}\n`,
             ),
         });
         try {

@@ -4,8 +4,9 @@
 import type { Command } from 'commander';
 import { renderJson } from '../../checkpoint/render-json.js';
 import { renderMarkdown } from '../../checkpoint/render-markdown.js';
-import { colorWanted, renderChecklist } from '../../checkpoint/render-text.js';
+import { renderChecklist } from '../../checkpoint/render-text.js';
 import { runCheckpoint } from '../../checkpoint/run.js';
+import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { action } from '../action.js';
@@ -46,7 +47,7 @@ export function registerCheck(program: Command): void {
               ? renderJson(report, verifiedTarget)
               : format === 'markdown'
                 ? renderMarkdown(report)
-                : renderChecklist(report, { color: colorWanted(process.stdout) });
+                : renderChecklist(report, { color: wantsColor(process.stdout) });
           process.stdout.write(out);
           return report.ok ? 0 : 1;
         } finally {

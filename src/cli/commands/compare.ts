@@ -3,12 +3,12 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { benchgateVersion } from '../../core/version.js';
 import { FORMATS, type ReportFormat, renderFormat, reportArtifacts } from '../../report/artifacts.js';
 import { compareRuns } from '../../report/compare.js';
 import { isMetricId, METRICS } from '../../report/metric-catalog.js';
-import { wantsColor } from '../../report/render-text.js';
 import type { MetricId } from '../../report/types.js';
 import { writeImportedRun } from '../../results/import-common.js';
 import { importSglang } from '../../results/import-sglang.js';
