@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../client/record.js';
 import { streamRequest } from '../client/stream-request.js';
+import { scrapeSpecCounters } from '../engines/index.js';
 import type { EngineAdapter, GenerationParams, SpecCounters, TargetHttp } from '../engines/types.js';
 import type { Plan, TokenLength } from '../plan/schema.js';
 
@@ -36,11 +37,6 @@ export interface SmokeResult {
   counters: { before: SpecCounters | null; after: SpecCounters | null };
 }
 
-async function scrapeCounters(http: TargetHttp, adapter: EngineAdapter): Promise<SpecCounters | null> {
-  const doc = await http.request('/metrics', { timeoutMs: 5000 });
-  return doc.status === 200 ? adapter.specCounters(doc.text) : null;
-}
-
 /** Sends the smoke request (and scrapes speculative counters around it when asked). Never throws. */
 export async function sendSmoke(opts: {
   http: TargetHttp;
@@ -52,7 +48,7 @@ export async function sendSmoke(opts: {
   signal?: AbortSignal;
 }): Promise<SmokeResult> {
   const built = opts.adapter.requestFor(opts.params);
-  const before = opts.withCounters ? await scrapeCounters(opts.http, opts.adapter) : null;
+  const before = opts.withCounters ? await scrapeSpecCounters(opts.http, opts.adapter) : null;
   const origin = performance.now();
   const record = await streamRequest({
     baseUrl: opts.http.baseUrl,
@@ -70,7 +66,7 @@ export async function sendSmoke(opts: {
     requestedOutputTokens: opts.params.maxTokens,
     signal: opts.signal,
   });
-  const after = opts.withCounters ? await scrapeCounters(opts.http, opts.adapter) : null;
+  const after = opts.withCounters ? await scrapeSpecCounters(opts.http, opts.adapter) : null;
   return { params: opts.params, path: built.path, record, counters: { before, after } };
 }
 

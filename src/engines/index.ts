@@ -6,7 +6,7 @@ import { openaiAdapter } from './openai.js';
 import { getJsonObject, modelsOwnedBy } from './probe.js';
 import { sglangAdapter } from './sglang.js';
 import { tgiAdapter } from './tgi.js';
-import type { EngineAdapter, EngineName, TargetHttp } from './types.js';
+import type { EngineAdapter, EngineName, SpecCounters, TargetHttp } from './types.js';
 import { vllmAdapter } from './vllm.js';
 
 export const ADAPTERS: Readonly<Record<EngineName, EngineAdapter>> = {
@@ -38,4 +38,13 @@ export async function detectEngine(http: TargetHttp): Promise<EngineName> {
     if (await ADAPTERS[name].detect(http)) return name;
   }
   return 'openai';
+}
+
+/** Scrapes /metrics once and reads the engine's speculative-decoding counters; null when unavailable. */
+export async function scrapeSpecCounters(
+  http: TargetHttp,
+  adapter: EngineAdapter,
+): Promise<SpecCounters | null> {
+  const doc = await http.request('/metrics', { timeoutMs: 5000 });
+  return doc.status === 200 && !doc.error ? adapter.specCounters(doc.text) : null;
 }

@@ -11,15 +11,8 @@ import { createTargetHttp } from '../client/target-http.js';
 import { parseDurationS, takeAnchor } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
-import { detectEngine, getAdapter } from '../engines/index.js';
-import type {
-  EngineAdapter,
-  EngineName,
-  GenerationParams,
-  SpecCounters,
-  TargetHttp,
-  VerifiedTarget,
-} from '../engines/types.js';
+import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.js';
+import type { EngineName, GenerationParams, TargetHttp, VerifiedTarget } from '../engines/types.js';
 import { summarizeLevel } from '../metrics/level.js';
 import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
@@ -126,12 +119,6 @@ async function listModels(http: TargetHttp): Promise<ModelList> {
     ? data.map((d) => d.id).filter((x): x is string => typeof x === 'string')
     : [];
   return { ids };
-}
-
-async function scrapeCounters(http: TargetHttp, adapter: EngineAdapter): Promise<SpecCounters | null> {
-  const doc = await http.request('/metrics', { timeoutMs: 5000 });
-  if (doc.status !== 200 || doc.error) return null;
-  return adapter.specCounters(doc.text);
 }
 
 /** Prompts built (and tokenized) per level at most; longer levels cycle through them. */
@@ -320,7 +307,7 @@ async function runAgainst(
         tokenizer,
       );
       const built = prompts.map((p) => adapter.requestFor(params(p)));
-      const before = await scrapeCounters(http, adapter);
+      const before = await scrapeSpecCounters(http, adapter);
       // Open the level's connections first, so no measured TTFT includes a TCP handshake.
       const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
       await preconnect(url, Math.min(inFlight, 1024), timeouts.connectMs);
@@ -354,7 +341,7 @@ async function runAgainst(
       const self = check.stop();
       progress.levelDone();
       interrupted = result.interrupted;
-      const after = await scrapeCounters(http, adapter);
+      const after = await scrapeSpecCounters(http, adapter);
       const validity =
         opts.afterLevel && !interrupted
           ? await opts.afterLevel(li)
