@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parsePrometheusText } from '../engines/prometheus.js';
 import { startSimulator } from '../sim/index.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -79,8 +80,7 @@ async function metric(url: string, name: string): Promise<number> {
       })
       .on('error', reject);
   });
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
-  return m ? Number(m[1]) : Number.NaN;
+  return parsePrometheusText(text).samples.find((x) => x.name === name)?.value ?? Number.NaN;
 }
 
 /**
