@@ -1,9 +1,9 @@
 // Library entry point: the pieces other programs (and tests) use directly.
 
 export type { CheckpointReport, Evidence, Finding } from './checkpoint/finding.js';
-export type { RequestRecord } from './client/record.js';
 export * from './core/errors.js';
 export type { ConfigFacts, VerifiedTarget } from './engines/types.js';
 export type { Distribution, LevelSummary, RunSummary } from './metrics/summary.js';
 export type { Plan } from './plan/schema.js';
+export type { RequestRecord } from './records/request-record.js';
 export type { SimulatorHandle, SimulatorOptions } from './sim/api.js';

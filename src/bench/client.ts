@@ -9,10 +9,10 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { RequestRecord } from '../client/record.js';
 import { destroyAgents, preconnect, streamRequest } from '../client/stream-request.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
+import type { RequestRecord } from '../records/request-record.js';
 
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 

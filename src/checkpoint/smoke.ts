@@ -3,11 +3,11 @@
 // then judged: tokens stream, usage arrives, output length as requested, drafts accepted.
 
 import { performance } from 'node:perf_hooks';
-import type { RequestRecord } from '../client/record.js';
 import { streamRequest } from '../client/stream-request.js';
 import { scrapeSpecCounters } from '../engines/index.js';
 import type { EngineAdapter, GenerationParams, SpecCounters, TargetHttp } from '../engines/types.js';
 import type { Plan, TokenLength } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 
 export const SMOKE_PROMPT = 'Write one short sentence about the sea.';
 

@@ -8,9 +8,9 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { RequestErrorCode } from '../core/errors.js';
 import type { BuiltRequest } from '../engines/types.js';
+import { RECORD_VERSION, type RequestRecord } from '../records/request-record.js';
 import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
 import { destroyPools, poolFor } from './http1-pool.js';
-import { RECORD_VERSION, type RequestRecord } from './record.js';
 import { SseScanner } from './sse-scanner.js';
 
 export interface StreamTimeouts {

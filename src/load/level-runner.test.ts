@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../client/record.js';
 import { streamRequest } from '../client/stream-request.js';
 import {
   completionChunk,
@@ -8,6 +7,7 @@ import {
   sleep,
   startScriptedServer,
 } from '../client/test-support/scripted-server.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { type LevelShape, runLevel, type SendArgs } from './level-runner.js';
 
 let srv: ScriptedServer;

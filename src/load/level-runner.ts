@@ -11,8 +11,8 @@
 
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { RequestRecord } from '../client/record.js';
 import type { LevelKey } from '../metrics/summary.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
 
 export interface LevelShape {

@@ -2,7 +2,7 @@
 // Only drawn when stderr is a TTY and --json is off; otherwise the view is silent.
 
 import { performance } from 'node:perf_hooks';
-import type { RequestRecord } from '../client/record.js';
+import type { RequestRecord } from '../records/request-record.js';
 
 export interface ProgressView {
   levelStarted(

@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../client/record.js';
 import { startMiniOpenAi } from '../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../client/test-support/scripted-server.js';
 import { BenchgateError } from '../core/errors.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { type PlanInput, planSchema } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { silentProgress } from './progress.js';
 import { runBench } from './run-bench.js';
 

@@ -5,7 +5,6 @@
 import { performance } from 'node:perf_hooks';
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import { gateFailed } from '../checkpoint/finding.js';
-import type { RequestRecord } from '../client/record.js';
 import { destroyAgents, preconnect, type StreamTimeouts, streamRequest } from '../client/stream-request.js';
 import { createTargetHttp } from '../client/target-http.js';
 import { parseDurationS, takeAnchor } from '../core/clock.js';
@@ -16,6 +15,7 @@ import type { EngineName, GenerationParams, TargetHttp, VerifiedTarget } from '.
 import { summarizeLevel } from '../metrics/level.js';
 import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { createRunStore, type RunStore } from '../results/run-store.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';

@@ -5,10 +5,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
-import type { RequestRecord } from '../client/record.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from '../results/layout.js';
 
 export const LEVELS_DIR = 'levels';

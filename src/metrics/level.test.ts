@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../client/record.js';
 import type { RequestErrorCode } from '../core/errors.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { type LevelInput, summarizeLevel } from './level.js';
 
 /** A hand-built record: chunks are [arrival ms, tokens carried]. */

@@ -6,8 +6,8 @@
 // should also count as failed. Definitions: request-latency.ts (latencies), window.ts (measured window, rates,
 // peak, concurrency), goodput.ts, speculative.ts, token-reconciliation.ts, client-limit.ts.
 
-import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../client/record.js';
 import type { SpecCounters } from '../engines/types.js';
+import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
 import { hasAnySlo, meetsSlo } from './goodput.js';

@@ -9,7 +9,7 @@
 //                     whenever the chunk tokens add up to the output count, also under speculative decoding.
 // Token counts per chunk are rounded to the nearest integer and taken as at least 1.
 
-import { outputTokens, type RequestRecord } from '../client/record.js';
+import { outputTokens, type RequestRecord } from '../records/request-record.js';
 
 /** Where samples go: a plain array or a SampleBuffer. */
 export interface SampleSink {

@@ -7,8 +7,8 @@
 //                   else Δgeneration tokens / Δverify steps. Includes warmup and any other traffic in between.
 //   3. gauge      — the server's own average-acceptance gauge after the level: a labelled fallback only.
 
-import { outputTokens, type RequestRecord } from '../client/record.js';
 import type { SpecCounters } from '../engines/types.js';
+import { outputTokens, type RequestRecord } from '../records/request-record.js';
 import type { SpeculativeSummary } from './summary.js';
 
 export function acceptanceFromRecords(completed: readonly RequestRecord[]): SpeculativeSummary | null {

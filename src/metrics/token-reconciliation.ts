@@ -1,7 +1,7 @@
 // Server-reported versus client-counted tokens for a level's measured requests. The server's count is
 // the truth metrics use; disagreements are counted here so a tokenizer or accounting mismatch is visible.
 
-import type { RequestRecord } from '../client/record.js';
+import type { RequestRecord } from '../records/request-record.js';
 import type { LevelSummary } from './summary.js';
 
 export function reconcileTokens(measured: readonly RequestRecord[]): LevelSummary['tokenReconciliation'] {

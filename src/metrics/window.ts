@@ -4,7 +4,7 @@
 // Warmup records never move the window, even when they overlap it. An empty level has a 0 s window,
 // and every rate over a 0 s window is reported as 0 (nothing measurable), never Infinity or NaN.
 
-import type { RequestRecord } from '../client/record.js';
+import type { RequestRecord } from '../records/request-record.js';
 
 export interface MeasuredWindow {
   startMs: number;

@@ -2,8 +2,8 @@
 // project's metric definitions (metrics/request-latency.ts): TTFT = send -> first token chunk,
 // E2E = send -> last token, TPOT = (E2E - TTFT) / (output tokens - 1).
 
-import { outputTokens, type RequestRecord, succeeded } from '../client/record.js';
 import { requestLatencies } from '../metrics/request-latency.js';
+import { outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 
 export interface RequestValues {
   ttftMs: number;

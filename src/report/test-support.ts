@@ -3,10 +3,10 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RequestRecord } from '../client/record.js';
 import { percentile } from '../metrics/percentile.js';
 import type { Distribution, LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
 import { planSchema } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, type Manifest } from '../results/layout.js';
 
 export interface RequestSpec {

@@ -1,8 +1,8 @@
 // The shapes that flow through the report module: a loaded run in, a Comparison out.
 // Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
 
-import type { RequestRecord } from '../client/record.js';
 import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { RequestRecord } from '../records/request-record.js';
 import type { Manifest } from '../results/layout.js';
 
 /** One run as read from disk (see src/results/read-run.ts). */

@@ -4,7 +4,6 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import type { RequestRecord } from '../client/record.js';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import type {
@@ -15,6 +14,7 @@ import type {
   SpeculativeSummary,
 } from '../metrics/summary.js';
 import { planSchema } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { writeJsonAtomic } from './run-store.js';
 

@@ -4,10 +4,10 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { RequestRecord } from '../client/record.js';
 import { BenchgateError } from '../core/errors.js';
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { RequestRecord } from '../records/request-record.js';
 import type { LoadedRun } from '../report/types.js';
 import { MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 

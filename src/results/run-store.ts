@@ -13,10 +13,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { RequestRecord } from '../client/record.js';
 import { BenchgateError } from '../core/errors.js';
 import { redactDeep, redactString } from '../core/redact.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { RequestRecord } from '../records/request-record.js';
 import {
   levelFile,
   MANIFEST_FILE,

@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../client/record.js';
 import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../../client/test-support/scripted-server.js';
 import type { RunSummary } from '../../metrics/summary.js';
+import type { RequestRecord } from '../../records/request-record.js';
 
 // The real CLI, from source, in its own process.
 const MAIN = new URL('../main.ts', import.meta.url).pathname;

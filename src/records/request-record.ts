@@ -1,5 +1,5 @@
-// The request record: what one streamed request became. Every metric derives from these raw
-// monotonic timestamps, so each tool's metric definition can be reproduced side by side.
+// The request record: what one streamed request became. A leaf module: client writes records;
+// metrics, results and report read them. Every metric derives from these raw monotonic timestamps, so each tool's metric definition can be reproduced side by side.
 // All `*Ms` times are milliseconds since the run's monotonic anchor (see core/clock.ts).
 // This shape is the `requests.jsonl` line format (versioned by RECORD_VERSION).
 
