@@ -26,7 +26,6 @@ export const EXCERPT_MAX_CHARS = 240;
  */
 export function excerptOf(input: string): string {
   const head = input.slice(0, EXCERPT_MAX_CHARS);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
   const printable = head.replace(
     /[\u0000-\u0008\u000b-\u001f\u007f]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
