@@ -2,7 +2,7 @@
 // sink that writes them to the onLog callback and the --log-file. Texts follow the engines' own.
 
 import { appendFileSync, writeFileSync } from 'node:fs';
-import type { ServedConfig } from './engine-args.js';
+import type { ServedConfig } from './served-config.js';
 
 /** Python repr of a JSON-like value (None, True/False, 'str', dicts, lists). */
 export function pyRepr(v: unknown): string {

@@ -7,6 +7,7 @@ import { monoNowMs } from '../core/clock.js';
 import type { Rng } from '../core/seeded-random.js';
 import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
+import { completeBody } from './response-body.js';
 import { SseEvents } from './sse-events.js';
 import { SseWriter } from './sse-writer.js';
 import { VOCAB_SIZE, wordForId } from './tokenizer.js';
@@ -42,32 +43,6 @@ export interface GenerationHooks {
   rng: Rng;
 }
 
-function usage(req: SimRequest) {
-  return {
-    prompt_tokens: req.promptTokens,
-    total_tokens: req.promptTokens + req.generated,
-    completion_tokens: req.generated,
-  };
-}
-
-function metaInfo(req: SimRequest, spec: GenerationSpec, done: boolean) {
-  const meta: Record<string, unknown> = {
-    id: req.id,
-    finish_reason: done ? { type: 'length', length: req.generated } : null,
-    prompt_tokens: req.promptTokens,
-    weight_version: 'default',
-    total_retractions: 0,
-    completion_tokens: req.generated,
-    cached_tokens: 0,
-    e2e_latency: (monoNowMs() - req.arrivalMs) / 1000,
-  };
-  if (spec.speculative) {
-    meta.spec_verify_ct = req.verifyCt;
-    meta.spec_accept_length = req.verifyCt > 0 ? req.generated / req.verifyCt : 0;
-  }
-  return meta;
-}
-
 /** Synthetic words by id, built on first use (the vocabulary is fixed, so each word is rendered once). */
 const WORDS: string[] = [];
 function word(id: number): string {
@@ -77,6 +52,50 @@ function word(id: number): string {
     if (id >= 0 && id < VOCAB_SIZE) WORDS[id] = w;
   }
   return w;
+}
+
+/**
+ * Fires a stream fault half-way: `stall` leaves the response open and silent (only the scheduler
+ * forgets the request), `reset` destroys the socket, `malformed` writes one unparseable event.
+ * Returns true when the request ends here.
+ */
+function fireStreamFault(
+  hooks: GenerationHooks,
+  r: SimRequest,
+  writer: SseWriter,
+  res: ServerResponse,
+): boolean {
+  if (hooks.fault === 'stall') {
+    hooks.abort(r);
+    return true;
+  }
+  if (hooks.fault === 'reset') {
+    hooks.abort(r);
+    writer.flush();
+    res.socket?.destroy();
+    return true;
+  }
+  writer.write('data: {"text": "\\u00ff broken chunk\n\n');
+  return false;
+}
+
+/** The pre-rendered SSE events of one stream. */
+function eventsFor(spec: GenerationSpec, id: string, created: number): SseEvents {
+  return new SseEvents({
+    api: spec.api,
+    id,
+    created,
+    model: spec.model,
+    continuousUsage: spec.continuousUsage,
+    speculative: spec.speculative,
+  });
+}
+
+/** A non-streaming answer: one body, recorded as one chunk of all the tokens. */
+function sendWhole(res: ServerResponse, r: SimRequest, body: unknown): void {
+  r.chunkWriteMs.push(monoNowMs());
+  r.chunkTokens.push(r.generated);
+  sendJson(res, 200, body);
 }
 
 export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks: GenerationHooks): void {
@@ -104,38 +123,19 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     const done = r.state === 'done';
     if (writer === null) {
       if (done) {
-        r.chunkWriteMs.push(monoNowMs());
-        r.chunkTokens.push(r.generated);
-        sendJson(res, 200, fullBody(r));
+        sendWhole(res, r, completeBody(spec, r, text, idPrefix + r.id, created));
         finish(true);
       }
       return;
     }
     if (hooks.fault && !faultFired && r.generated * 2 >= r.maxNewTokens && !done) {
       faultFired = true;
-      if (hooks.fault === 'stall') {
-        // the response stays open and silent; only the scheduler forgets the request
-        hooks.abort(r);
+      if (fireStreamFault(hooks, r, writer, res)) {
         finish(false);
         return;
       }
-      if (hooks.fault === 'reset') {
-        hooks.abort(r);
-        writer.flush();
-        res.socket?.destroy();
-        finish(false);
-        return;
-      }
-      writer.write('data: {"text": "\\u00ff broken chunk\n\n');
     }
-    events ??= new SseEvents({
-      api: spec.api,
-      id: idPrefix + r.id,
-      created,
-      model: spec.model,
-      continuousUsage: spec.continuousUsage,
-      speculative: spec.speculative,
-    });
+    events ??= eventsFor(spec, idPrefix + r.id, created);
     chunkIndex++;
     if (spec.api === 'chat' && chunkIndex === 1) writer.write(events.chatRoleEvent(r.promptTokens));
     const nowMs = monoNowMs();
@@ -158,33 +158,6 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
       writer.end();
       finish(true);
     }
-  };
-
-  const fullBody = (r: SimRequest): unknown => {
-    if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };
-    const base = { id: idPrefix + r.id, created, model: spec.model };
-    if (spec.api === 'chat') {
-      return {
-        ...base,
-        object: 'chat.completion',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
-            logprobs: null,
-            finish_reason: 'length',
-            stop_reason: null,
-          },
-        ],
-        usage: usage(r),
-      };
-    }
-    return {
-      ...base,
-      object: 'text_completion',
-      choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }],
-      usage: usage(r),
-    };
   };
 
   const req = hooks.createRequest(spec, onTokens);

@@ -1,8 +1,8 @@
 // Prometheus exposition text for /metrics with each engine's metric names and types
 // (sglang: `sglang:` gauges and counters; vllm: `vllm:` names incl. speculative-decoding counters).
 
-import type { ServedConfig } from './engine-args.js';
 import type { SchedulerCounters } from './request.js';
+import type { ServedConfig } from './served-config.js';
 
 export interface MetricsSnapshot {
   config: ServedConfig;

@@ -1,0 +1,104 @@
+// The OpenAI-compatible surface every flavour serves (/v1/models, /v1/completions,
+// /v1/chat/completions), and the plain `openai` flavour, which serves only that.
+
+import type { ServerResponse } from 'node:http';
+import { sglangCrashLines } from './engine-logs.js';
+import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
+import { sendJson, sendOpenAiError } from './http-util.js';
+import { applyChatTemplate, type ChatMessage, countTokens } from './tokenizer.js';
+import { openaiConfig } from './vllm-args.js';
+
+function modelsList(ctx: SurfaceContext, owner: string) {
+  const c = ctx.served;
+  return {
+    object: 'list',
+    data: [
+      {
+        id: c.servedModelName,
+        object: 'model',
+        created: Math.floor(ctx.processStartEpochMs / 1000),
+        owned_by: owner,
+        root: c.modelPath,
+        parent: null,
+        max_model_len: c.contextLength,
+        permission: [],
+      },
+    ],
+  };
+}
+
+/** Prompt length of a completions or chat body, or null after answering 400. */
+function promptTokensOf(body: Record<string, unknown>, chat: boolean, res: ServerResponse): number | null {
+  if (chat) {
+    if (!Array.isArray(body.messages) || body.messages.length === 0) {
+      sendOpenAiError(res, 400, 'Expected "messages" to be a non-empty list.');
+      return null;
+    }
+    return countTokens(applyChatTemplate(body.messages as ChatMessage[]));
+  }
+  const p = body.prompt;
+  if (typeof p === 'string') return countTokens(p);
+  if (Array.isArray(p) && p.every((x) => typeof x === 'number')) return p.length;
+  if (Array.isArray(p) && p.length === 1 && typeof p[0] === 'string') return countTokens(p[0]);
+  sendOpenAiError(
+    res,
+    400,
+    'Expected "prompt" to be a string, one string in a list, or a list of token ids.',
+  );
+  return null;
+}
+
+function completionRoute(path: string, chat: boolean): Route {
+  return {
+    methods: ['POST'],
+    paths: [path],
+    handle(ctx, body, res) {
+      const promptTokens = promptTokensOf(body, chat, res);
+      if (promptTokens === null) return;
+      const maxRaw = chat ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+      const maxNewTokens = maxRaw === undefined || maxRaw === null ? (chat ? 128 : 16) : Number(maxRaw);
+      const so = (body.stream_options ?? {}) as Record<string, unknown>;
+      ctx.generate(res, {
+        api: chat ? 'chat' : 'completions',
+        model: typeof body.model === 'string' ? body.model : ctx.served.servedModelName,
+        promptTokens,
+        maxNewTokens,
+        stream: body.stream === true,
+        includeUsage: so.include_usage === true,
+        continuousUsage: so.continuous_usage_stats === true,
+        speculative: ctx.served.specAlgorithm !== null,
+      });
+    },
+  };
+}
+
+/** The OpenAI routes, with the engine's `owned_by` in /v1/models. */
+export function openAiRoutes(modelOwner: string): Route[] {
+  return [
+    {
+      methods: ['GET'],
+      paths: ['/v1/models'],
+      handle(ctx, _body, res) {
+        sendJson(res, 200, modelsList(ctx, modelOwner));
+      },
+    },
+    completionRoute('/v1/completions', false),
+    completionRoute('/v1/chat/completions', true),
+  ];
+}
+
+/** A bare OpenAI-compatible server: no engine endpoints, no engine log, no flags. */
+export const OPENAI_SURFACE: FlavorSurface = {
+  deriveConfig: (profile, argv) => openaiConfig(profile, argv),
+  publicPaths: ['/health', '/metrics'],
+  sendLoading: (res) => sendJson(res, 503, { detail: 'Service Unavailable' }),
+  routes: openAiRoutes('system'),
+  logs: {
+    start: () => [],
+    startError: () => [],
+    loaded: () => [],
+    ready: () => [],
+    crash: sglangCrashLines,
+    defaultPort: 8000,
+  },
+};
