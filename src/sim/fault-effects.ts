@@ -7,7 +7,7 @@ import type { Rng } from '../core/seeded-random.js';
 import { deriveServedConfig } from './engine-args.js';
 import type { Faults } from './faults.js';
 import type { FlavorLogs } from './flavor.js';
-import type { StreamFault } from './generation.js';
+import type { StreamFault } from './generation-spec.js';
 import { sendOpenAiError } from './http-util.js';
 import type { SimProfile } from './profiles.js';
 import type { ServedConfig, SimEnv } from './served-config.js';

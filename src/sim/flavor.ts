@@ -3,7 +3,7 @@
 // FlavorSurface, registered in flavors.ts.
 
 import type { ServerResponse } from 'node:http';
-import type { GenerationSpec } from './generation.js';
+import type { GenerationSpec } from './generation-spec.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import type { SimProfile } from './profiles.js';
 import type { Scheduler } from './request.js';

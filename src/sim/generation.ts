@@ -5,8 +5,10 @@
 import type { ServerResponse } from 'node:http';
 import { monoNowMs } from '../core/clock.js';
 import type { Rng } from '../core/seeded-random.js';
+import type { GenerationSpec, StreamFault } from './generation-spec.js';
 import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
+
 import { completeBody } from './response-body.js';
 import { SseEvents } from './sse-events.js';
 import { SseWriter } from './sse-writer.js';
@@ -14,23 +16,6 @@ import { VOCAB_SIZE, wordForId } from './tokenizer.js';
 
 /** Per-request chunk timestamps kept for GET /_sim/requests (later chunks are counted, not timed). */
 export const MAX_TRUTH_CHUNKS = 4096;
-
-export type ApiKind = 'native' | 'completions' | 'chat';
-
-export interface GenerationSpec {
-  api: ApiKind;
-  model: string;
-  promptTokens: number;
-  maxNewTokens: number;
-  stream: boolean;
-  includeUsage: boolean;
-  continuousUsage: boolean;
-  /** Whether meta_info carries spec_verify_ct / spec_accept_length. */
-  speculative: boolean;
-}
-
-/** Which stream fault (if any) hits this request, decided at arrival. */
-export type StreamFault = 'stall' | 'malformed' | 'reset' | null;
 
 export interface GenerationHooks {
   createRequest(spec: GenerationSpec, onTokens: SimRequest['onTokens']): SimRequest;

@@ -2,7 +2,7 @@
 // and OpenAI completions / chat, with the usage the engines report.
 
 import { monoNowMs } from '../core/clock.js';
-import type { GenerationSpec } from './generation.js';
+import type { GenerationSpec } from './generation-spec.js';
 import type { SimRequest } from './request.js';
 
 function usage(req: SimRequest) {

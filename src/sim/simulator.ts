@@ -12,7 +12,7 @@ import { driftConfig, staleLogLines } from './fault-effects.js';
 import { type Faults, parseFaults } from './faults.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { flavorSurface } from './flavors.js';
-import type { GenerationSpec } from './generation.js';
+import type { GenerationSpec } from './generation-spec.js';
 import { HttpListener } from './http-listener.js';
 import { readJsonBody, sendJson, sendNotFound, sendOpenAiError } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';

@@ -2,7 +2,7 @@
 // once per stream, so each event costs a few string concatenations instead of an object and a
 // JSON.stringify. The bytes equal JSON.stringify of the engines' chunk objects (see the test).
 
-import type { ApiKind } from './generation.js';
+import type { ApiKind } from './generation-spec.js';
 
 /** What an event needs from the request at the moment it is written. */
 export interface EventCounts {
