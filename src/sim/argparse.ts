@@ -10,6 +10,8 @@ export interface FlagSpec {
   dest: string;
   type: ArgType;
   choices?: string[];
+  /** A bool flag with argparse.BooleanOptionalAction: `--no-<flag>` sets it false. */
+  negatable?: boolean;
 }
 
 function argparseError(prog: string, message: string): BenchgateError {
@@ -52,7 +54,11 @@ export function parseEngineArgv(
   allowPositionalModel: string | null,
 ): { values: Record<string, unknown>; given: string[] } {
   const byFlag = new Map<string, FlagSpec>();
-  for (const s of specs) for (const f of s.flags) byFlag.set(f, s);
+  const negated = new Map<string, FlagSpec>();
+  for (const s of specs) {
+    for (const f of s.flags) byFlag.set(f, s);
+    if (s.negatable) negated.set(`--no-${s.flags[0].slice(2)}`, s);
+  }
   const values: Record<string, unknown> = {};
   const given: string[] = [];
   const unknown: string[] = [];
@@ -67,6 +73,12 @@ export function parseEngineArgv(
     }
     const eq = a.indexOf('=');
     const flag = eq > 0 ? a.slice(0, eq) : a;
+    const off = negated.get(a);
+    if (off) {
+      values[off.dest] = false;
+      given.push(off.dest);
+      continue;
+    }
     const spec = byFlag.get(flag);
     if (!spec) {
       unknown.push(a);

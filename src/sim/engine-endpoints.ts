@@ -27,33 +27,40 @@ export function emptyOkRoute(path: string): Route {
   };
 }
 
-export const TOKENIZE_ROUTE: Route = {
-  methods: ['POST'],
-  paths: ['/tokenize'],
-  handle(ctx, body, res) {
-    let text = '';
-    if (Array.isArray(body.messages)) text = applyChatTemplate(body.messages as ChatMessage[]);
-    else if (typeof body.prompt === 'string') text = body.prompt;
-    else if (typeof body.text === 'string') text = body.text;
-    else {
-      sendOpenAiError(res, 400, 'Expected "prompt" (a string) or "messages" in the /tokenize body.');
-      return;
-    }
-    const tokens = tokenize(text);
-    sendJson(res, 200, {
-      count: tokens.length,
-      max_model_len: ctx.served.contextLength,
-      tokens,
-      token_strs: null,
-    });
-  },
-};
-
-/** POST /detokenize; `shape` is the engine's answer body for the text. */
-export function detokenizeRoute(shape: (text: string) => Record<string, string>): Route {
+/**
+ * POST /tokenize (and the aliases in `paths`); `tokenStrs` adds vLLM's `token_strs: null` (SGLang's
+ * TokenizeResponse has only tokens, count, max_model_len).
+ */
+export function tokenizeRoute(paths: string[], tokenStrs: boolean): Route {
   return {
     methods: ['POST'],
-    paths: ['/detokenize'],
+    paths,
+    handle(ctx, body, res) {
+      let text = '';
+      if (Array.isArray(body.messages)) text = applyChatTemplate(body.messages as ChatMessage[]);
+      else if (typeof body.prompt === 'string') text = body.prompt;
+      else if (typeof body.text === 'string') text = body.text;
+      else {
+        sendOpenAiError(res, 400, 'Expected "prompt" (a string) or "messages" in the /tokenize body.');
+        return;
+      }
+      const tokens = tokenize(text);
+      const answer: Record<string, unknown> = {
+        count: tokens.length,
+        max_model_len: ctx.served.contextLength,
+        tokens,
+      };
+      if (tokenStrs) answer.token_strs = null;
+      sendJson(res, 200, answer);
+    },
+  };
+}
+
+/** POST /detokenize; `shape` is the engine's answer body for the text. */
+export function detokenizeRoute(paths: string[], shape: (text: string) => Record<string, string>): Route {
+  return {
+    methods: ['POST'],
+    paths,
     handle(_ctx, body, res) {
       const ids = body.tokens;
       if (!Array.isArray(ids) || !ids.every((x) => Number.isInteger(x) && x >= 0)) {

@@ -8,23 +8,21 @@ import { sendJson, sendOpenAiError } from './http-util.js';
 import { applyChatTemplate, type ChatMessage, countTokens } from './tokenizer.js';
 import { openaiConfig } from './vllm-args.js';
 
-function modelsList(ctx: SurfaceContext, owner: string) {
-  const c = ctx.served;
-  return {
-    object: 'list',
-    data: [
-      {
-        id: c.servedModelName,
-        object: 'model',
-        created: Math.floor(ctx.processStartEpochMs / 1000),
-        owned_by: owner,
-        root: c.modelPath,
-        parent: null,
-        max_model_len: c.contextLength,
-        permission: [],
-      },
-    ],
-  };
+/** One entry of /v1/models as the engine writes it. */
+export type ModelCard = (ctx: SurfaceContext) => Record<string, unknown>;
+
+/** vLLM's ModelCard (also the plain OpenAI flavour): root is the model path, with permissions. */
+export function vllmModelCard(owner: string): ModelCard {
+  return (ctx) => ({
+    id: ctx.served.servedModelName,
+    object: 'model',
+    created: Math.floor(ctx.processStartEpochMs / 1000),
+    owned_by: owner,
+    root: ctx.served.modelPath,
+    parent: null,
+    max_model_len: ctx.served.contextLength,
+    permission: [],
+  });
 }
 
 /** Prompt length of a completions or chat body, or null after answering 400. */
@@ -72,14 +70,14 @@ function completionRoute(path: string, chat: boolean): Route {
   };
 }
 
-/** The OpenAI routes, with the engine's `owned_by` in /v1/models. */
-export function openAiRoutes(modelOwner: string): Route[] {
+/** The OpenAI routes, with the engine's /v1/models entry. */
+export function openAiRoutes(card: ModelCard): Route[] {
   return [
     {
       methods: ['GET'],
       paths: ['/v1/models'],
       handle(ctx, _body, res) {
-        sendJson(res, 200, modelsList(ctx, modelOwner));
+        sendJson(res, 200, { object: 'list', data: [card(ctx)] });
       },
     },
     completionRoute('/v1/completions', false),
@@ -92,7 +90,7 @@ export const OPENAI_SURFACE: FlavorSurface = {
   deriveConfig: (profile, argv) => openaiConfig(profile, argv),
   publicPaths: ['/health', '/metrics'],
   sendLoading: (res) => sendJson(res, 503, { detail: 'Service Unavailable' }),
-  routes: openAiRoutes('system'),
+  routes: openAiRoutes(vllmModelCard('system')),
   logs: {
     start: () => [],
     startError: () => [],

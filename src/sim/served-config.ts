@@ -9,7 +9,7 @@ export type SimEnv = Record<string, string | undefined>;
 
 export interface StartupLogEntry {
   level: 'INFO' | 'WARNING';
-  /** Python source the engine logs from, e.g. `server_args.py:2304`. */
+  /** Python source of the message (SGLang does not print it: its format is `[time] message`). */
   where: string;
   text: string;
 }

@@ -51,7 +51,7 @@ const SGLANG_FLAGS: FlagSpec[] = [
     flags: ['--speculative-algorithm'],
     dest: 'speculative_algorithm',
     type: 'str',
-    choices: ['EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM'],
+    choices: ['DFLASH', 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM'],
   },
   {
     flags: ['--speculative-draft-model-path', '--speculative-draft-model'],
@@ -82,7 +82,7 @@ function specV2Overlap(d: SpecDerivation): void {
   d.disableOverlap = false;
   d.warnings.push({
     level: 'WARNING',
-    where: 'server_args.py:2292',
+    where: 'server_args.py:3377',
     text: 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.',
   });
   if (d.topk !== null && d.topk > 1) {
@@ -97,7 +97,7 @@ function specV1Overlap(d: SpecDerivation): void {
   d.disableOverlap = true;
   d.warnings.push({
     level: 'WARNING',
-    where: 'server_args.py:2304',
+    where: 'server_args.py:3389',
     text: 'Overlap scheduler is disabled when spec v2 is off or using unsupported speculative algorithm. You can set env SGLANG_ENABLE_SPEC_V2=True to enable the experimental overlap scheduler. ',
   });
 }
@@ -116,7 +116,7 @@ function specShape(d: SpecDerivation): void {
   if (d.topk === 1 && d.draftTokens !== steps + 1) {
     d.warnings.push({
       level: 'WARNING',
-      where: 'server_args.py:2350',
+      where: 'server_args.py:3452',
       text: 'speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1',
     });
     d.draftTokens = steps + 1;
@@ -142,7 +142,7 @@ function sglangSpeculative(v: Values, env: SimEnv): SpecDerivation {
       d.maxRunningRequests = 48;
       d.warnings.push({
         level: 'WARNING',
-        where: 'server_args.py:2271',
+        where: 'server_args.py:3368',
         text: 'Max running requests is reset to 48 for speculative decoding. You can override this by explicitly setting --max-running-requests.',
       });
     }

@@ -65,7 +65,8 @@ describe('sglang flavour surfaces', () => {
     expect(mi).toMatchObject({ model_path: 'org/m', is_generation: true });
     expect((await fetch(`${h.url}/model_info`)).status).toBe(200);
     const models = (await (await fetch(`${h.url}/v1/models`)).json()) as { data: Record<string, unknown>[] };
-    expect(models.data[0]).toMatchObject({ id: 'm', root: 'org/m', object: 'model' });
+    // SGLang's ModelCard roots the entry at the served name (vLLM's at the model path)
+    expect(models.data[0]).toMatchObject({ id: 'm', root: 'm', object: 'model', owned_by: 'sglang' });
   });
 
   it('streams /generate as cumulative text with cumulative completion_tokens, several tokens per chunk under EAGLE, then [DONE]', async () => {

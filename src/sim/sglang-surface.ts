@@ -6,7 +6,7 @@ import {
   emptyOkRoute,
   metricsRoute,
   sendEngineLoading,
-  TOKENIZE_ROUTE,
+  tokenizeRoute,
 } from './engine-endpoints.js';
 import {
   sglangCrashLines,
@@ -25,7 +25,8 @@ import { modelConfigOf } from './scheduler-factory.js';
 import { sglangConfig } from './sglang-args.js';
 import { countTokens } from './tokenizer.js';
 
-export const SGLANG_VERSION = '0.5.5';
+/** SGLang main after v0.5.10.post1 (the surfaces follow 8471c9ebe; see README.md). */
+export const SGLANG_VERSION = '0.5.10.post1';
 
 function serverInfo(ctx: SurfaceContext) {
   const c = ctx.served;
@@ -91,11 +92,20 @@ const GENERATE_ROUTE: Route = {
 };
 
 const SGLANG_ROUTES: Route[] = [
-  ...openAiRoutes('sglang'),
+  ...openAiRoutes((ctx) => ({
+    // openai/protocol.py ModelCard: root is the served name, created is the time of the request
+    id: ctx.served.servedModelName,
+    object: 'model',
+    created: Math.floor(Date.now() / 1000),
+    owned_by: 'sglang',
+    root: ctx.served.servedModelName,
+    parent: null,
+    max_model_len: ctx.served.contextLength,
+  })),
   emptyOkRoute('/health'),
   emptyOkRoute('/health_generate'),
-  TOKENIZE_ROUTE,
-  detokenizeRoute((text) => ({ text })),
+  tokenizeRoute(['/tokenize', '/v1/tokenize'], false),
+  detokenizeRoute(['/detokenize', '/v1/detokenize'], (text) => ({ text })),
   metricsRoute(sglangMetrics),
   {
     methods: ['GET'],
@@ -124,7 +134,9 @@ const SGLANG_ROUTES: Route[] = [
 export const SGLANG_SURFACE: FlavorSurface = {
   deriveConfig: sglangConfig,
   publicPaths: ['/health', '/metrics'],
-  sendLoading: sendEngineLoading,
+  // http_server.py health_generate: `Response(status_code=503)` (no body) while starting
+  sendLoading: (res, path) =>
+    path === '/health' || path === '/health_generate' ? sendText(res, 503, '') : sendEngineLoading(res, path),
   routes: SGLANG_ROUTES,
   logs: {
     start: (c, at) => sglangStartLines(c, at),
@@ -134,10 +146,10 @@ export const SGLANG_SURFACE: FlavorSurface = {
     crash: sglangCrashLines,
     defaultPort: 30000,
     stepLogger(ctx) {
-      const spec = modelConfigOf(ctx.served).spec !== null;
+      const draftTokens = modelConfigOf(ctx.served).spec?.numDraftTokens ?? null;
       return (kind, f) =>
         ctx.write(
-          kind === 'decode' ? sglangDecodeLine(new Date(), f, spec) : sglangPrefillLine(new Date(), f),
+          kind === 'decode' ? sglangDecodeLine(new Date(), f, draftTokens) : sglangPrefillLine(new Date(), f),
         );
     },
   },

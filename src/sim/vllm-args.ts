@@ -27,15 +27,27 @@ const VLLM_FLAGS: FlagSpec[] = [
   { flags: ['--max-num-batched-tokens'], dest: 'max_num_batched_tokens', type: 'int' },
   { flags: ['--gpu-memory-utilization'], dest: 'gpu_memory_utilization', type: 'float' },
   { flags: ['--speculative-config'], dest: 'speculative_config', type: 'json' },
-  { flags: ['--async-scheduling'], dest: 'async_scheduling', type: 'bool' },
-  { flags: ['--enable-prefix-caching'], dest: 'enable_prefix_caching', type: 'bool' },
-  { flags: ['--enforce-eager'], dest: 'enforce_eager', type: 'bool' },
-  { flags: ['--trust-remote-code'], dest: 'trust_remote_code', type: 'bool' },
+  { flags: ['--async-scheduling'], dest: 'async_scheduling', type: 'bool', negatable: true },
+  { flags: ['--enable-prefix-caching'], dest: 'enable_prefix_caching', type: 'bool', negatable: true },
+  { flags: ['--enforce-eager'], dest: 'enforce_eager', type: 'bool', negatable: true },
+  { flags: ['--trust-remote-code'], dest: 'trust_remote_code', type: 'bool', negatable: true },
   { flags: ['--seed'], dest: 'seed', type: 'int' },
   { flags: ['--api-key'], dest: 'api_key', type: 'str' },
-  { flags: ['--disable-log-requests'], dest: 'disable_log_requests', type: 'bool' },
-  { flags: ['--disable-log-stats'], dest: 'disable_log_stats', type: 'bool' },
+  { flags: ['--enable-log-requests'], dest: 'enable_log_requests', type: 'bool', negatable: true },
+  { flags: ['--disable-log-stats'], dest: 'disable_log_stats', type: 'bool', negatable: true },
 ];
+
+/**
+ * Async scheduling when not given (config/vllm.py): on, unless a speculative method other than the
+ * EAGLE family (eagle, eagle3, MTP, dflash) or ngram_gpu is configured.
+ */
+function asyncSchedulingDefault(method: string | null): boolean {
+  if (method === null) return true;
+  return (
+    ['eagle', 'eagle3', 'extract_hidden_states', 'dflash', 'ngram_gpu'].includes(method) ||
+    method.endsWith('_mtp')
+  );
+}
 
 export function vllmConfig(profile: SimProfile, argv: string[]): ServedConfig {
   const { values, given } = parseEngineArgv('vllm serve', VLLM_FLAGS, argv, 'model');
@@ -73,7 +85,7 @@ export function vllmConfig(profile: SimProfile, argv: string[]): ServedConfig {
     max_num_batched_tokens: v.max_num_batched_tokens ?? profile.chunkedPrefillSize,
     gpu_memory_utilization: v.gpu_memory_utilization ?? 0.9,
     kv_cache_dtype: v.kv_cache_dtype ?? 'auto',
-    async_scheduling: v.async_scheduling ?? false,
+    async_scheduling: v.async_scheduling ?? asyncSchedulingDefault(algo),
     enable_prefix_caching: v.enable_prefix_caching ?? true,
     speculative_config: sc,
     seed: v.seed ?? 0,

@@ -6,25 +6,27 @@ import {
   emptyOkRoute,
   metricsRoute,
   sendEngineLoading,
-  TOKENIZE_ROUTE,
+  tokenizeRoute,
 } from './engine-endpoints.js';
+import { sglangCrashLines } from './engine-logs.js';
+import type { FlavorSurface, StepLogContext, StepLogger } from './flavor.js';
+import { sendJson } from './http-util.js';
+import { vllmMetrics } from './metrics-text.js';
+import { openAiRoutes, vllmModelCard } from './openai-surface.js';
+import { newCounters, type SchedulerCounters } from './request.js';
+import { envFlagTrue } from './served-config.js';
+import { vllmConfig } from './vllm-args.js';
 import {
-  sglangCrashLines,
+  vllmConfigText,
   vllmEngineStatsLine,
   vllmLoadLines,
   vllmReadyLines,
   vllmSpecDecodingLine,
   vllmStartLines,
-} from './engine-logs.js';
-import type { FlavorSurface, StepLogContext, StepLogger } from './flavor.js';
-import { sendJson } from './http-util.js';
-import { vllmMetrics } from './metrics-text.js';
-import { openAiRoutes } from './openai-surface.js';
-import { newCounters, type SchedulerCounters } from './request.js';
-import { envFlagTrue } from './served-config.js';
-import { vllmConfig } from './vllm-args.js';
+} from './vllm-logs.js';
 
-export const VLLM_VERSION = '0.11.0';
+/** vLLM main after v0.18.0 (the surfaces follow upstream 7b5469024; see README.md). */
+export const VLLM_VERSION = '0.18.0';
 
 /** vllm's periodic engine and SpecDecoding stats lines, each over the window since the previous ones. */
 function vllmStatsLogger(ctx: StepLogContext): StepLogger {
@@ -77,10 +79,10 @@ export const VLLM_SURFACE: FlavorSurface = {
   publicPaths: ['/health', '/metrics'],
   sendLoading: sendEngineLoading,
   routes: [
-    ...openAiRoutes('vllm'),
+    ...openAiRoutes(vllmModelCard('vllm')),
     emptyOkRoute('/health'),
-    TOKENIZE_ROUTE,
-    detokenizeRoute((text) => ({ prompt: text })),
+    tokenizeRoute(['/tokenize'], true),
+    detokenizeRoute(['/detokenize'], (text) => ({ prompt: text })),
     metricsRoute(vllmMetrics),
     {
       methods: ['GET'],
@@ -92,10 +94,11 @@ export const VLLM_SURFACE: FlavorSurface = {
       paths: ['/server_info'],
       enabled: (ctx) => envFlagTrue(ctx.env.VLLM_SERVER_DEV_MODE),
       handle(ctx, _body, res) {
-        const init = vllmStartLines(ctx.served, new Date(ctx.processStartEpochMs), VLLM_VERSION, ctx.pid)[2];
-        sendJson(res, 200, {
-          vllm_config: init.slice(init.indexOf('with config: ') + 'with config: '.length),
-        });
+        // serve/instrumentator/server_info.py: str(VllmConfig), the VLLM_* environment (no *KEY*), system_env
+        const vllmEnv: Record<string, string> = {};
+        for (const [k, v] of Object.entries(ctx.env))
+          if (k.startsWith('VLLM_') && !k.includes('KEY') && v !== undefined) vllmEnv[k] = v;
+        sendJson(res, 200, { vllm_config: vllmConfigText(ctx.served), vllm_env: vllmEnv, system_env: {} });
       },
     },
   ],
