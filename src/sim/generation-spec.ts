@@ -11,8 +11,8 @@ export interface GenerationSpec {
   stream: boolean;
   includeUsage: boolean;
   continuousUsage: boolean;
-  /** Whether meta_info carries spec_verify_ct / spec_accept_length. */
-  speculative: boolean;
+  /** Draft tokens proposed per verify step (speculative num draft tokens − 1); 0 without speculative decoding. */
+  specGuessTokens: number;
 }
 
 /** Which stream fault (if any) hits this request, decided at arrival. */

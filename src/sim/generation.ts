@@ -72,7 +72,7 @@ function eventsFor(spec: GenerationSpec, id: string, created: number): SseEvents
     created,
     model: spec.model,
     continuousUsage: spec.continuousUsage,
-    speculative: spec.speculative,
+    specGuessTokens: spec.specGuessTokens,
   });
 }
 
@@ -129,6 +129,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
         promptTokens: r.promptTokens,
         generated: r.generated,
         verifyCt: r.verifyCt,
+        acceptedDraftTokens: r.acceptedDraftTokens,
         e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
       }),
     );

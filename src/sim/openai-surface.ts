@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { sendJson, sendOpenAiError } from './http-util.js';
+import { specGuessTokens } from './served-config.js';
 import { applyChatTemplate, type ChatMessage, countTokens } from './tokenizer.js';
 import { openaiConfig } from './vllm-args.js';
 
@@ -64,7 +65,7 @@ function completionRoute(path: string, chat: boolean): Route {
         stream: body.stream === true,
         includeUsage: so.include_usage === true,
         continuousUsage: so.continuous_usage_stats === true,
-        speculative: ctx.served.specAlgorithm !== null,
+        specGuessTokens: specGuessTokens(ctx.served),
       });
     },
   };

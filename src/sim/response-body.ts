@@ -13,20 +13,26 @@ function usage(req: SimRequest) {
   };
 }
 
-function metaInfo(req: SimRequest, spec: GenerationSpec, done: boolean) {
+/** SGLang's meta_info of a finished request (tokenizer_manager.py), in its field order. */
+function metaInfo(req: SimRequest, spec: GenerationSpec): Record<string, unknown> {
   const meta: Record<string, unknown> = {
     id: req.id,
-    finish_reason: done ? { type: 'length', length: req.generated } : null,
+    finish_reason: { type: 'length', length: req.generated },
     prompt_tokens: req.promptTokens,
     weight_version: 'default',
     total_retractions: 0,
+    reasoning_tokens: 0,
     completion_tokens: req.generated,
     cached_tokens: 0,
     e2e_latency: (monoNowMs() - req.arrivalMs) / 1000,
   };
-  if (spec.speculative) {
+  const drafted = req.verifyCt * spec.specGuessTokens;
+  if (req.verifyCt > 0 && drafted > 0) {
+    meta.spec_accept_rate = req.acceptedDraftTokens / drafted;
+    meta.spec_accept_length = req.generated / req.verifyCt;
+    meta.spec_accept_token_num = req.acceptedDraftTokens;
+    meta.spec_draft_token_num = drafted;
     meta.spec_verify_ct = req.verifyCt;
-    meta.spec_accept_length = req.verifyCt > 0 ? req.generated / req.verifyCt : 0;
   }
   return meta;
 }
@@ -39,7 +45,7 @@ export function completeBody(
   id: string,
   created: number,
 ): unknown {
-  if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };
+  if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec) };
   const base = { id, created, model: spec.model };
   if (spec.api === 'chat') {
     return {

@@ -53,6 +53,11 @@ export function redactedGivenArgs(given: string[], values: Record<string, unknow
   return out;
 }
 
+/** Draft tokens proposed per verify step (num draft tokens − 1); 0 without speculative decoding. */
+export function specGuessTokens(c: ServedConfig): number {
+  return c.specAlgorithm && c.specNumDraftTokens ? c.specNumDraftTokens - 1 : 0;
+}
+
 export function envFlagTrue(v: string | undefined): boolean {
   return v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
 }

@@ -29,6 +29,14 @@ describe('sglang flavour surfaces', () => {
     const h = await sim({
       engineArgs: ['--tp-size', '8', ...EAGLE, '--speculative-draft-model-path', 'org/draft'],
     });
+    // SGLang reports the average accept length only once a verify step has run
+    const before = (await (await fetch(`${h.url}/server_info`)).json()) as Record<string, unknown>;
+    expect((before.internal_states as Record<string, unknown>[])[0]).not.toHaveProperty(
+      'avg_spec_accept_length',
+    );
+    await post(`${h.url}/generate`, { text: 'a b', sampling_params: { max_new_tokens: 8 } }).then((r) =>
+      r.json(),
+    );
     for (const path of ['/server_info', '/get_server_info']) {
       const info = (await (await fetch(h.url + path)).json()) as Record<string, unknown>;
       expect(info).toMatchObject({

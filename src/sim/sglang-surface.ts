@@ -22,6 +22,7 @@ import { sendJson, sendOpenAiError, sendText } from './http-util.js';
 import { sglangMetrics } from './metrics-text.js';
 import { openAiRoutes } from './openai-surface.js';
 import { modelConfigOf } from './scheduler-factory.js';
+import { specGuessTokens } from './served-config.js';
 import { sglangConfig } from './sglang-args.js';
 import { countTokens } from './tokenizer.js';
 
@@ -30,12 +31,16 @@ export const SGLANG_VERSION = '0.5.10.post1';
 
 function serverInfo(ctx: SurfaceContext) {
   const c = ctx.served;
+  // scheduler.py get_internal_state: the server args, then the scheduler's figures; the accept length
+  // only once a verify step has run
   const internal: Record<string, unknown> = {
+    ...c.engineArgs,
     last_gen_throughput: ctx.scheduler.counters.genThroughputTokS,
     memory_usage: { weight: 32.24, kvcache: 9.42, token_capacity: c.maxTotalNumTokens, graph: 1.21 },
     effective_max_running_requests_per_dp: c.maxRunningRequests,
   };
-  if (c.specAlgorithm) internal.avg_spec_accept_length = ctx.metricsSnapshot().avgAcceptLen;
+  if (c.specAlgorithm && ctx.scheduler.counters.specVerifyCt > 0)
+    internal.avg_spec_accept_length = ctx.metricsSnapshot().avgAcceptLen;
   return {
     ...c.engineArgs,
     version: SGLANG_VERSION,
@@ -86,7 +91,7 @@ const GENERATE_ROUTE: Route = {
       stream: body.stream === true,
       includeUsage: false,
       continuousUsage: false,
-      speculative: ctx.served.specAlgorithm !== null,
+      specGuessTokens: specGuessTokens(ctx.served),
     });
   },
 };
