@@ -8,7 +8,7 @@ import { drawStreamFault, sentHttpError } from './fault-effects.js';
 import type { Faults } from './faults.js';
 import { serveGeneration } from './generation.js';
 import type { GenerationSpec } from './generation-spec.js';
-import { sendOpenAiError } from './http-util.js';
+import type { ErrorSender } from './http-util.js';
 import type { SimRequest } from './request.js';
 import type { ServedConfig } from './served-config.js';
 import type { SimProcess } from './sim-process.js';
@@ -23,22 +23,21 @@ export interface AdmissionDeps {
   seed: number;
   process: SimProcess;
   truth: TruthLog;
+  sendError: ErrorSender;
+  lengthError(contextLength: number, promptTokens: number, maxNewTokens: number): string | null;
   /** Keeps the response so a restart or crash can drop it. */
   track(res: ServerResponse): void;
 }
 
-/** A 400 for a bad max-tokens or an over-long request, as the engines word it; true when sent. */
-function sentLengthError(res: ServerResponse, spec: GenerationSpec, contextLength: number): boolean {
+/** A 400 for a bad max-tokens or an over-long request, in the engine's words; true when sent. */
+function sentLengthError(d: AdmissionDeps, res: ServerResponse, spec: GenerationSpec): boolean {
   if (!Number.isInteger(spec.maxNewTokens) || spec.maxNewTokens < 1) {
-    sendOpenAiError(res, 400, `Expected max tokens to be a positive integer; found ${spec.maxNewTokens}.`);
+    d.sendError(res, 400, `Expected max tokens to be a positive integer; found ${spec.maxNewTokens}.`);
     return true;
   }
-  if (spec.promptTokens + spec.maxNewTokens <= contextLength) return false;
-  sendOpenAiError(
-    res,
-    400,
-    `This model's maximum context length is ${contextLength} tokens. However, you requested ${spec.promptTokens + spec.maxNewTokens} tokens (${spec.promptTokens} in the messages, ${spec.maxNewTokens} in the completion). Please reduce the length of the messages or completion.`,
-  );
+  const message = d.lengthError(d.served.contextLength, spec.promptTokens, spec.maxNewTokens);
+  if (message === null) return false;
+  d.sendError(res, 400, message);
   return true;
 }
 
@@ -53,8 +52,8 @@ export class Admission {
 
   admit(res: ServerResponse, spec: GenerationSpec): void {
     const d = this.d;
-    if (sentLengthError(res, spec, d.served.contextLength)) return;
-    if (sentHttpError(d.faults, d.faultRng, res)) return;
+    if (sentLengthError(d, res, spec)) return;
+    if (sentHttpError(d.faults, d.faultRng, res, d.sendError)) return;
     serveGeneration(res, spec, {
       fault: spec.stream ? drawStreamFault(d.faults, d.faultRng) : null,
       rng: d.faultRng,

@@ -3,17 +3,17 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Route } from './flavor.js';
-import { sendJson, sendOpenAiError, sendText } from './http-util.js';
+import { type ErrorSender, sendJson, sendText } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import { applyChatTemplate, type ChatMessage, detokenize, tokenize } from './tokenizer.js';
 
 /** 503 while loading: `{detail}` from the health endpoints, the OpenAI error body elsewhere. */
-export function sendEngineLoading(res: ServerResponse, path: string): void {
+export function sendEngineLoading(res: ServerResponse, path: string, sendError: ErrorSender): void {
   if (path === '/health' || path === '/health_generate') {
     sendJson(res, 503, { detail: 'Service Unavailable' });
     return;
   }
-  sendOpenAiError(res, 503, 'The server is not ready yet (model loading).', 'ServiceUnavailableError');
+  sendError(res, 503, 'The server is not ready yet (model loading).', 'ServiceUnavailableError');
 }
 
 /** An empty 200 (the engines' /health once ready). */
@@ -41,7 +41,7 @@ export function tokenizeRoute(paths: string[], tokenStrs: boolean): Route {
       else if (typeof body.prompt === 'string') text = body.prompt;
       else if (typeof body.text === 'string') text = body.text;
       else {
-        sendOpenAiError(res, 400, 'Expected "prompt" (a string) or "messages" in the /tokenize body.');
+        ctx.sendError(res, 400, 'Expected "prompt" (a string) or "messages" in the /tokenize body.');
         return;
       }
       const tokens = tokenize(text);
@@ -61,10 +61,10 @@ export function detokenizeRoute(paths: string[], shape: (text: string) => Record
   return {
     methods: ['POST'],
     paths,
-    handle(_ctx, body, res) {
+    handle(ctx, body, res) {
       const ids = body.tokens;
       if (!Array.isArray(ids) || !ids.every((x) => Number.isInteger(x) && x >= 0)) {
-        sendOpenAiError(res, 400, 'Expected "tokens" to be a list of non-negative token ids.');
+        ctx.sendError(res, 400, 'Expected "tokens" to be a list of non-negative token ids.');
         return;
       }
       sendJson(res, 200, shape(detokenize(ids as number[])));

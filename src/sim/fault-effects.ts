@@ -8,7 +8,7 @@ import { deriveServedConfig } from './engine-args.js';
 import type { Faults } from './faults.js';
 import type { FlavorLogs } from './flavor.js';
 import type { StreamFault } from './generation-spec.js';
-import { sendOpenAiError } from './http-util.js';
+import type { ErrorSender } from './http-util.js';
 import type { SimProfile } from './profiles.js';
 import type { ServedConfig, SimEnv } from './served-config.js';
 
@@ -56,10 +56,15 @@ export function staleLogLines(
 }
 
 /** http-errors: answers 500 or 503 (seeded) and returns true when this request draws an error. */
-export function sentHttpError(faults: Faults, rng: Rng, res: ServerResponse): boolean {
+export function sentHttpError(
+  faults: Faults,
+  rng: Rng,
+  res: ServerResponse,
+  sendError: ErrorSender,
+): boolean {
   if (!(faults.httpErrors > 0 && rng() < faults.httpErrors)) return false;
   const status = rng() < 0.5 ? 500 : 503;
-  sendOpenAiError(
+  sendError(
     res,
     status,
     status === 500 ? 'Internal server error' : 'Service unavailable',

@@ -4,6 +4,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { GenerationSpec } from './generation-spec.js';
+import type { ErrorSender } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import type { SimProfile } from './profiles.js';
 import type { Scheduler } from './request.js';
@@ -21,6 +22,8 @@ export interface SurfaceContext {
   /** Validates a generation request, applies the faults and serves it (stream or one body). */
   generate(res: ServerResponse, spec: GenerationSpec): void;
   metricsSnapshot(): MetricsSnapshot;
+  /** An error answer in the engine's body shape. */
+  sendError: ErrorSender;
 }
 
 /** One endpoint. */
@@ -66,6 +69,10 @@ export interface FlavorSurface {
   deriveConfig(profile: SimProfile, argv: string[], env: SimEnv): ServedConfig;
   /** Paths that answer without the API key. */
   publicPaths: readonly string[];
+  /** The engine's error body. */
+  sendError: ErrorSender;
+  /** The engine's refusal of a request longer than the context (null when it fits). */
+  lengthError(contextLength: number, promptTokens: number, maxNewTokens: number): string | null;
   /** Answers a request that arrives while the model loads (503). */
   sendLoading(res: ServerResponse, path: string): void;
   routes: readonly Route[];

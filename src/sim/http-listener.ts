@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { BenchgateError } from '../core/errors.js';
-import { sendOpenAiError } from './http-util.js';
+import type { ErrorSender } from './http-util.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -27,11 +27,11 @@ export class HttpListener {
   private readonly sockets = new Set<Socket>();
   private readonly openResponses = new Set<ServerResponse>();
 
-  constructor(handler: RequestHandler) {
+  constructor(handler: RequestHandler, sendError: ErrorSender) {
     this.server = createServer((req, res) => {
       handler(req, res).catch((e: unknown) => {
         if (!res.headersSent)
-          sendOpenAiError(res, 500, `Internal error: ${(e as Error).message}`, 'InternalServerError');
+          sendError(res, 500, `Internal error: ${(e as Error).message}`, 'InternalServerError');
         else res.destroy();
       });
     });

@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
-import { sendJson, sendOpenAiError } from './http-util.js';
+import { sendJson, sendVllmError } from './http-util.js';
 import { specGuessTokens } from './served-config.js';
 import { applyChatTemplate, type ChatMessage, countTokens } from './tokenizer.js';
 import { openaiConfig } from './vllm-args.js';
@@ -27,10 +27,15 @@ export function vllmModelCard(owner: string): ModelCard {
 }
 
 /** Prompt length of a completions or chat body, or null after answering 400. */
-function promptTokensOf(body: Record<string, unknown>, chat: boolean, res: ServerResponse): number | null {
+function promptTokensOf(
+  ctx: SurfaceContext,
+  body: Record<string, unknown>,
+  chat: boolean,
+  res: ServerResponse,
+): number | null {
   if (chat) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
-      sendOpenAiError(res, 400, 'Expected "messages" to be a non-empty list.');
+      ctx.sendError(res, 400, 'Expected "messages" to be a non-empty list.');
       return null;
     }
     return countTokens(applyChatTemplate(body.messages as ChatMessage[]));
@@ -39,11 +44,7 @@ function promptTokensOf(body: Record<string, unknown>, chat: boolean, res: Serve
   if (typeof p === 'string') return countTokens(p);
   if (Array.isArray(p) && p.every((x) => typeof x === 'number')) return p.length;
   if (Array.isArray(p) && p.length === 1 && typeof p[0] === 'string') return countTokens(p[0]);
-  sendOpenAiError(
-    res,
-    400,
-    'Expected "prompt" to be a string, one string in a list, or a list of token ids.',
-  );
+  ctx.sendError(res, 400, 'Expected "prompt" to be a string, one string in a list, or a list of token ids.');
   return null;
 }
 
@@ -52,7 +53,7 @@ function completionRoute(path: string, chat: boolean): Route {
     methods: ['POST'],
     paths: [path],
     handle(ctx, body, res) {
-      const promptTokens = promptTokensOf(body, chat, res);
+      const promptTokens = promptTokensOf(ctx, body, chat, res);
       if (promptTokens === null) return;
       const maxRaw = chat ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
       const maxNewTokens = maxRaw === undefined || maxRaw === null ? (chat ? 128 : 16) : Number(maxRaw);
@@ -86,10 +87,23 @@ export function openAiRoutes(card: ModelCard): Route[] {
   ];
 }
 
+/** vLLM's refusal (renderers/params.py): the prompt may not exceed max_model_len − max_tokens. */
+export function vllmLengthError(
+  contextLength: number,
+  promptTokens: number,
+  maxNewTokens: number,
+): string | null {
+  const total = promptTokens + maxNewTokens;
+  if (total <= contextLength) return null;
+  return `This model's maximum context length is ${contextLength} tokens. However, you requested ${maxNewTokens} output tokens and your prompt contains ${promptTokens} input tokens, for a total of ${total} tokens. Please reduce the length of the input prompt or the number of requested output tokens.`;
+}
+
 /** A bare OpenAI-compatible server: no engine endpoints, no engine log, no flags. */
 export const OPENAI_SURFACE: FlavorSurface = {
   deriveConfig: (profile, argv) => openaiConfig(profile, argv),
   publicPaths: ['/health', '/metrics'],
+  sendError: sendVllmError,
+  lengthError: vllmLengthError,
   sendLoading: (res) => sendJson(res, 503, { detail: 'Service Unavailable' }),
   routes: openAiRoutes(vllmModelCard('system')),
   logs: {

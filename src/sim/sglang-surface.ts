@@ -74,7 +74,7 @@ const GENERATE_ROUTE: Route = {
     else if (Array.isArray(body.input_ids) && body.input_ids.every((x) => typeof x === 'number'))
       promptTokens = body.input_ids.length;
     else {
-      sendOpenAiError(
+      ctx.sendError(
         res,
         400,
         'Expected "text" (a string) or "input_ids" (a list of ids) in the /generate body.',
@@ -95,6 +95,13 @@ const GENERATE_ROUTE: Route = {
     });
   },
 };
+
+/** tokenizer_manager.py _validate_input: input + max_new_tokens must stay below the context length. */
+function sglangLengthError(contextLength: number, promptTokens: number, maxNewTokens: number): string | null {
+  const total = promptTokens + maxNewTokens;
+  if (total < contextLength) return null;
+  return `Requested token count exceeds the model's maximum context length of ${contextLength} tokens. You requested a total of ${total} tokens: ${promptTokens} tokens from the input messages and ${maxNewTokens} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`;
+}
 
 const SGLANG_ROUTES: Route[] = [
   ...openAiRoutes((ctx) => ({
@@ -140,8 +147,12 @@ export const SGLANG_SURFACE: FlavorSurface = {
   deriveConfig: sglangConfig,
   publicPaths: ['/health', '/metrics'],
   // http_server.py health_generate: `Response(status_code=503)` (no body) while starting
+  sendError: sendOpenAiError,
+  lengthError: sglangLengthError,
   sendLoading: (res, path) =>
-    path === '/health' || path === '/health_generate' ? sendText(res, 503, '') : sendEngineLoading(res, path),
+    path === '/health' || path === '/health_generate'
+      ? sendText(res, 503, '')
+      : sendEngineLoading(res, path, sendOpenAiError),
   routes: SGLANG_ROUTES,
   logs: {
     start: (c, at) => sglangStartLines(c, at),

@@ -14,7 +14,7 @@ import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { flavorSurface } from './flavors.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { HttpListener } from './http-listener.js';
-import { readJsonBody, sendJson, sendNotFound, sendOpenAiError } from './http-util.js';
+import { type ErrorSender, readJsonBody, sendJson, sendNotFound } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
 import type { Scheduler } from './request.js';
@@ -99,7 +99,13 @@ export class SimulatedServer implements SurfaceContext {
       process: this.proc,
       truth: this.truth,
       track: (res) => this.listener?.track(res),
+      sendError: this.surface.sendError,
+      lengthError: this.surface.lengthError,
     });
+  }
+
+  get sendError(): ErrorSender {
+    return this.surface.sendError;
   }
 
   get pid(): number {
@@ -179,7 +185,7 @@ export class SimulatedServer implements SurfaceContext {
         `The simulated ${this.requested.flavor} refused to start: ${err.type}: ${err.message}`,
       );
     }
-    this.listener = new HttpListener((req, res) => this.route(req, res));
+    this.listener = new HttpListener((req, res) => this.route(req, res), this.surface.sendError);
     this.port = await this.listener.listen(host, this.opts.port ?? 0);
     this.host = host;
     // the served process reports where it really listens
@@ -234,12 +240,12 @@ export class SimulatedServer implements SurfaceContext {
     try {
       const b = await readJsonBody(req);
       if (b === null || typeof b !== 'object' || Array.isArray(b)) {
-        sendOpenAiError(res, 400, 'Expected a JSON object as the request body.');
+        this.surface.sendError(res, 400, 'Expected a JSON object as the request body.');
         return undefined;
       }
       return b as Record<string, unknown>;
     } catch (e) {
-      sendOpenAiError(res, 400, `Expected a JSON request body; ${(e as Error).message}.`);
+      this.surface.sendError(res, 400, `Expected a JSON request body; ${(e as Error).message}.`);
       return undefined;
     }
   }

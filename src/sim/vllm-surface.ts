@@ -10,9 +10,9 @@ import {
 } from './engine-endpoints.js';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, StepLogContext, StepLogger } from './flavor.js';
-import { sendJson } from './http-util.js';
+import { sendJson, sendVllmError } from './http-util.js';
 import { vllmMetrics } from './metrics-text.js';
-import { openAiRoutes, vllmModelCard } from './openai-surface.js';
+import { openAiRoutes, vllmLengthError, vllmModelCard } from './openai-surface.js';
 import { newCounters, type SchedulerCounters } from './request.js';
 import { envFlagTrue } from './served-config.js';
 import { vllmConfig } from './vllm-args.js';
@@ -77,7 +77,9 @@ function vllmStatsLogger(ctx: StepLogContext): StepLogger {
 export const VLLM_SURFACE: FlavorSurface = {
   deriveConfig: (profile, argv) => vllmConfig(profile, argv),
   publicPaths: ['/health', '/metrics'],
-  sendLoading: sendEngineLoading,
+  sendError: sendVllmError,
+  lengthError: vllmLengthError,
+  sendLoading: (res, path) => sendEngineLoading(res, path, sendVllmError),
   routes: [
     ...openAiRoutes(vllmModelCard('vllm')),
     emptyOkRoute('/health'),
