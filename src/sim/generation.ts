@@ -5,31 +5,17 @@
 import type { ServerResponse } from 'node:http';
 import { monoNowMs } from '../core/clock.js';
 import type { Rng } from '../core/seeded-random.js';
+import type { GenerationSpec, StreamFault } from './generation-spec.js';
 import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
+
+import { completeBody } from './response-body.js';
 import { SseEvents } from './sse-events.js';
 import { SseWriter } from './sse-writer.js';
 import { VOCAB_SIZE, wordForId } from './tokenizer.js';
 
 /** Per-request chunk timestamps kept for GET /_sim/requests (later chunks are counted, not timed). */
 export const MAX_TRUTH_CHUNKS = 4096;
-
-export type ApiKind = 'native' | 'completions' | 'chat';
-
-export interface GenerationSpec {
-  api: ApiKind;
-  model: string;
-  promptTokens: number;
-  maxNewTokens: number;
-  stream: boolean;
-  includeUsage: boolean;
-  continuousUsage: boolean;
-  /** Whether meta_info carries spec_verify_ct / spec_accept_length. */
-  speculative: boolean;
-}
-
-/** Which stream fault (if any) hits this request, decided at arrival. */
-export type StreamFault = 'stall' | 'malformed' | 'reset' | null;
 
 export interface GenerationHooks {
   createRequest(spec: GenerationSpec, onTokens: SimRequest['onTokens']): SimRequest;
@@ -42,32 +28,6 @@ export interface GenerationHooks {
   rng: Rng;
 }
 
-function usage(req: SimRequest) {
-  return {
-    prompt_tokens: req.promptTokens,
-    total_tokens: req.promptTokens + req.generated,
-    completion_tokens: req.generated,
-  };
-}
-
-function metaInfo(req: SimRequest, spec: GenerationSpec, done: boolean) {
-  const meta: Record<string, unknown> = {
-    id: req.id,
-    finish_reason: done ? { type: 'length', length: req.generated } : null,
-    prompt_tokens: req.promptTokens,
-    weight_version: 'default',
-    total_retractions: 0,
-    completion_tokens: req.generated,
-    cached_tokens: 0,
-    e2e_latency: (monoNowMs() - req.arrivalMs) / 1000,
-  };
-  if (spec.speculative) {
-    meta.spec_verify_ct = req.verifyCt;
-    meta.spec_accept_length = req.verifyCt > 0 ? req.generated / req.verifyCt : 0;
-  }
-  return meta;
-}
-
 /** Synthetic words by id, built on first use (the vocabulary is fixed, so each word is rendered once). */
 const WORDS: string[] = [];
 function word(id: number): string {
@@ -77,6 +37,50 @@ function word(id: number): string {
     if (id >= 0 && id < VOCAB_SIZE) WORDS[id] = w;
   }
   return w;
+}
+
+/**
+ * Fires a stream fault half-way: `stall` leaves the response open and silent (only the scheduler
+ * forgets the request), `reset` destroys the socket, `malformed` writes one unparseable event.
+ * Returns true when the request ends here.
+ */
+function fireStreamFault(
+  hooks: GenerationHooks,
+  r: SimRequest,
+  writer: SseWriter,
+  res: ServerResponse,
+): boolean {
+  if (hooks.fault === 'stall') {
+    hooks.abort(r);
+    return true;
+  }
+  if (hooks.fault === 'reset') {
+    hooks.abort(r);
+    writer.flush();
+    res.socket?.destroy();
+    return true;
+  }
+  writer.write('data: {"text": "\\u00ff broken chunk\n\n');
+  return false;
+}
+
+/** The pre-rendered SSE events of one stream. */
+function eventsFor(spec: GenerationSpec, id: string, created: number): SseEvents {
+  return new SseEvents({
+    api: spec.api,
+    id,
+    created,
+    model: spec.model,
+    continuousUsage: spec.continuousUsage,
+    specGuessTokens: spec.specGuessTokens,
+  });
+}
+
+/** A non-streaming answer: one body, recorded as one chunk of all the tokens. */
+function sendWhole(res: ServerResponse, r: SimRequest, body: unknown): void {
+  r.chunkWriteMs.push(monoNowMs());
+  r.chunkTokens.push(r.generated);
+  sendJson(res, 200, body);
 }
 
 export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks: GenerationHooks): void {
@@ -104,38 +108,19 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     const done = r.state === 'done';
     if (writer === null) {
       if (done) {
-        r.chunkWriteMs.push(monoNowMs());
-        r.chunkTokens.push(r.generated);
-        sendJson(res, 200, fullBody(r));
+        sendWhole(res, r, completeBody(spec, r, text, idPrefix + r.id, created));
         finish(true);
       }
       return;
     }
     if (hooks.fault && !faultFired && r.generated * 2 >= r.maxNewTokens && !done) {
       faultFired = true;
-      if (hooks.fault === 'stall') {
-        // the response stays open and silent; only the scheduler forgets the request
-        hooks.abort(r);
+      if (fireStreamFault(hooks, r, writer, res)) {
         finish(false);
         return;
       }
-      if (hooks.fault === 'reset') {
-        hooks.abort(r);
-        writer.flush();
-        res.socket?.destroy();
-        finish(false);
-        return;
-      }
-      writer.write('data: {"text": "\\u00ff broken chunk\n\n');
     }
-    events ??= new SseEvents({
-      api: spec.api,
-      id: idPrefix + r.id,
-      created,
-      model: spec.model,
-      continuousUsage: spec.continuousUsage,
-      speculative: spec.speculative,
-    });
+    events ??= eventsFor(spec, idPrefix + r.id, created);
     chunkIndex++;
     if (spec.api === 'chat' && chunkIndex === 1) writer.write(events.chatRoleEvent(r.promptTokens));
     const nowMs = monoNowMs();
@@ -144,6 +129,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
         promptTokens: r.promptTokens,
         generated: r.generated,
         verifyCt: r.verifyCt,
+        acceptedDraftTokens: r.acceptedDraftTokens,
         e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
       }),
     );
@@ -158,33 +144,6 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
       writer.end();
       finish(true);
     }
-  };
-
-  const fullBody = (r: SimRequest): unknown => {
-    if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec, true) };
-    const base = { id: idPrefix + r.id, created, model: spec.model };
-    if (spec.api === 'chat') {
-      return {
-        ...base,
-        object: 'chat.completion',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
-            logprobs: null,
-            finish_reason: 'length',
-            stop_reason: null,
-          },
-        ],
-        usage: usage(r),
-      };
-    }
-    return {
-      ...base,
-      object: 'text_completion',
-      choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }],
-      usage: usage(r),
-    };
   };
 
   const req = hooks.createRequest(spec, onTokens);

@@ -31,7 +31,7 @@ export function sendText(
   res.end(text);
 }
 
-/** The OpenAI-style error body both engines return (`{"object":"error",...}`). */
+/** SGLang's ErrorResponse (`{"object":"error", message, type, param, code}`). */
 export function sendOpenAiError(
   res: ServerResponse,
   status: number,
@@ -39,6 +39,19 @@ export function sendOpenAiError(
   type = 'BadRequestError',
 ): void {
   sendJson(res, status, { object: 'error', message, type, param: null, code: status });
+}
+
+/** Sends an error answer in one engine's body shape. */
+export type ErrorSender = (res: ServerResponse, status: number, message: string, type?: string) => void;
+
+/** vLLM's ErrorResponse (`{"error": {message, type, param, code}}`, entrypoints/openai/engine/protocol.py). */
+export function sendVllmError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type = 'BadRequestError',
+): void {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
 }
 
 export function sendNotFound(res: ServerResponse): void {

@@ -1,8 +1,8 @@
 // Prometheus exposition text for /metrics with each engine's metric names and types
 // (sglang: `sglang:` gauges and counters; vllm: `vllm:` names incl. speculative-decoding counters).
 
-import type { ServedConfig } from './engine-args.js';
 import type { SchedulerCounters } from './request.js';
+import type { ServedConfig } from './served-config.js';
 
 export interface MetricsSnapshot {
   config: ServedConfig;
@@ -42,7 +42,9 @@ function processMetrics(lines: string[], s: MetricsSnapshot): void {
 
 export function sglangMetrics(s: MetricsSnapshot): string {
   const c = s.counters;
-  const l = `{model_name="${s.config.servedModelName}",engine_type="unified",tp_rank="0",pp_rank="0"}`;
+  // scheduler gauges carry the scheduler's labels; the token and request counters the tokenizer's
+  const l = `{model_name="${s.config.servedModelName}",engine_type="unified",tp_rank="0",pp_rank="0",moe_ep_rank="0"}`;
+  const tok = `{model_name="${s.config.servedModelName}"}`;
   const lines: string[] = [];
   processMetrics(lines, s);
   metric(lines, 'sglang:num_running_reqs', 'gauge', 'The number of running requests.', [[l, s.running]]);
@@ -64,14 +66,21 @@ export function sglangMetrics(s: MetricsSnapshot): string {
     'The average acceptance length of speculative decoding.',
     [[l, s.avgAcceptLen]],
   );
+  metric(
+    lines,
+    'sglang:spec_accept_rate',
+    'gauge',
+    'The average acceptance rate of speculative decoding (`accepted tokens / total draft tokens` in batch).',
+    [[l, s.config.specNumDraftTokens ? s.avgAcceptLen / s.config.specNumDraftTokens : 0]],
+  );
   metric(lines, 'sglang:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
-    [l, c.promptTokensTotal],
+    [tok, c.promptTokensTotal],
   ]);
   metric(lines, 'sglang:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
-    [l, c.generationTokensTotal],
+    [tok, c.generationTokensTotal],
   ]);
   metric(lines, 'sglang:num_requests_total', 'counter', 'Number of requests processed.', [
-    [l, c.requestsFinished],
+    [tok, c.requestsFinished],
   ]);
   return `${lines.join('\n')}\n`;
 }
@@ -79,7 +88,8 @@ export function sglangMetrics(s: MetricsSnapshot): string {
 export function vllmMetrics(s: MetricsSnapshot): string {
   const c = s.counters;
   const cfg = s.config;
-  const l = `{engine="0",model_name="${cfg.servedModelName}"}`;
+  // labelnames ["model_name", "engine"] (v1/metrics/loggers.py), in that order
+  const l = `{model_name="${cfg.servedModelName}",engine="0"}`;
   const lines: string[] = [];
   processMetrics(lines, s);
   metric(lines, 'vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
@@ -94,7 +104,7 @@ export function vllmMetrics(s: MetricsSnapshot): string {
   const blocks = Math.floor(cfg.maxTotalNumTokens / 16);
   metric(lines, 'vllm:cache_config_info', 'gauge', 'Information of the LLMEngine CacheConfig', [
     [
-      `{block_size="16",cache_dtype="${String(cfg.engineArgs.kv_cache_dtype ?? 'auto')}",enable_prefix_caching="True",engine="0",gpu_memory_utilization="${String(cfg.engineArgs.gpu_memory_utilization ?? 0.9)}",num_gpu_blocks="${blocks}",num_cpu_blocks="None"}`,
+      `{block_size="16",cache_dtype="${String(cfg.engineArgs.kv_cache_dtype ?? 'auto')}",enable_prefix_caching="True",gpu_memory_utilization="${String(cfg.engineArgs.gpu_memory_utilization ?? 0.9)}",num_gpu_blocks="${blocks}",num_cpu_blocks="None",engine="0"}`,
       1,
     ],
   ]);
@@ -105,7 +115,7 @@ export function vllmMetrics(s: MetricsSnapshot): string {
     [l, c.generationTokensTotal],
   ]);
   metric(lines, 'vllm:request_success_total', 'counter', 'Count of successfully processed requests.', [
-    [`{engine="0",finished_reason="length",model_name="${cfg.servedModelName}"}`, c.requestsFinished],
+    [`{model_name="${cfg.servedModelName}",engine="0",finished_reason="length"}`, c.requestsFinished],
   ]);
   if (cfg.specAlgorithm) {
     metric(lines, 'vllm:spec_decode_num_drafts_total', 'counter', 'Number of spec decoding drafts.', [
@@ -120,7 +130,7 @@ export function vllmMetrics(s: MetricsSnapshot): string {
     const perPos: [string, number][] = [];
     for (let i = 0; i < (cfg.specNumSteps ?? 0); i++) {
       perPos.push([
-        `{engine="0",model_name="${cfg.servedModelName}",position="${i}"}`,
+        `{model_name="${cfg.servedModelName}",engine="0",position="${i}"}`,
         c.specAcceptedPerPos[i] ?? 0,
       ]);
     }

@@ -29,6 +29,14 @@ describe('sglang flavour surfaces', () => {
     const h = await sim({
       engineArgs: ['--tp-size', '8', ...EAGLE, '--speculative-draft-model-path', 'org/draft'],
     });
+    // SGLang reports the average accept length only once a verify step has run
+    const before = (await (await fetch(`${h.url}/server_info`)).json()) as Record<string, unknown>;
+    expect((before.internal_states as Record<string, unknown>[])[0]).not.toHaveProperty(
+      'avg_spec_accept_length',
+    );
+    await post(`${h.url}/generate`, { text: 'a b', sampling_params: { max_new_tokens: 8 } }).then((r) =>
+      r.json(),
+    );
     for (const path of ['/server_info', '/get_server_info']) {
       const info = (await (await fetch(h.url + path)).json()) as Record<string, unknown>;
       expect(info).toMatchObject({
@@ -65,7 +73,8 @@ describe('sglang flavour surfaces', () => {
     expect(mi).toMatchObject({ model_path: 'org/m', is_generation: true });
     expect((await fetch(`${h.url}/model_info`)).status).toBe(200);
     const models = (await (await fetch(`${h.url}/v1/models`)).json()) as { data: Record<string, unknown>[] };
-    expect(models.data[0]).toMatchObject({ id: 'm', root: 'org/m', object: 'model' });
+    // SGLang's ModelCard roots the entry at the served name (vLLM's at the model path)
+    expect(models.data[0]).toMatchObject({ id: 'm', root: 'm', object: 'model', owned_by: 'sglang' });
   });
 
   it('streams /generate as cumulative text with cumulative completion_tokens, several tokens per chunk under EAGLE, then [DONE]', async () => {

@@ -13,13 +13,19 @@ function referenceToken(s: StreamIdentity, piece: string, text: string, done: bo
       prompt_tokens: c.promptTokens,
       weight_version: 'default',
       total_retractions: 0,
+      reasoning_tokens: 0,
       completion_tokens: c.generated,
       cached_tokens: 0,
-      e2e_latency: c.e2eLatencyS,
     };
-    if (s.speculative) {
+    // SGLang adds e2e_latency and the speculative figures only to the finished request's meta_info
+    if (done) meta.e2e_latency = c.e2eLatencyS;
+    const drafted = c.verifyCt * s.specGuessTokens;
+    if (done && c.verifyCt > 0 && drafted > 0) {
+      meta.spec_accept_rate = c.acceptedDraftTokens / drafted;
+      meta.spec_accept_length = c.generated / c.verifyCt;
+      meta.spec_accept_token_num = c.acceptedDraftTokens;
+      meta.spec_draft_token_num = drafted;
       meta.spec_verify_ct = c.verifyCt;
-      meta.spec_accept_length = c.verifyCt > 0 ? c.generated / c.verifyCt : 0;
     }
     return data({ text, output_ids: [], meta_info: meta });
   }
@@ -46,7 +52,7 @@ function referenceToken(s: StreamIdentity, piece: string, text: string, done: bo
 const identities: StreamIdentity[] = [];
 for (const api of ['native', 'completions', 'chat'] as const)
   for (const continuousUsage of [false, true])
-    for (const speculative of [false, true])
+    for (const specGuessTokens of [0, 3])
       for (const model of ['org/Model-8B', 'modèle "quoted" \\ name\u2028'])
         identities.push({
           api,
@@ -54,13 +60,13 @@ for (const api of ['native', 'completions', 'chat'] as const)
           created: 1764687000,
           model,
           continuousUsage,
-          speculative,
+          specGuessTokens,
         });
 
 const counts: EventCounts[] = [
-  { promptTokens: 7, generated: 1, verifyCt: 0, e2eLatencyS: 0.012345678901 },
-  { promptTokens: 7, generated: 9, verifyCt: 3, e2eLatencyS: 1.5 },
-  { promptTokens: 100000, generated: 4096, verifyCt: 1000, e2eLatencyS: 1e-7 },
+  { promptTokens: 7, generated: 1, verifyCt: 0, acceptedDraftTokens: 0, e2eLatencyS: 0.012345678901 },
+  { promptTokens: 7, generated: 9, verifyCt: 3, acceptedDraftTokens: 6, e2eLatencyS: 1.5 },
+  { promptTokens: 100000, generated: 4096, verifyCt: 1000, acceptedDraftTokens: 3096, e2eLatencyS: 1e-7 },
 ];
 const pieces = [' bakelomi', ' bakelomi nuraseti', ' with "quotes" and \\ and \n newline \u0001'];
 

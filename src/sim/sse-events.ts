@@ -2,7 +2,7 @@
 // once per stream, so each event costs a few string concatenations instead of an object and a
 // JSON.stringify. The bytes equal JSON.stringify of the engines' chunk objects (see the test).
 
-import type { ApiKind } from './generation.js';
+import type { ApiKind } from './generation-spec.js';
 
 /** What an event needs from the request at the moment it is written. */
 export interface EventCounts {
@@ -10,6 +10,8 @@ export interface EventCounts {
   /** Tokens generated so far, including this event's. */
   generated: number;
   verifyCt: number;
+  /** Draft tokens accepted so far (native spec_accept_token_num). */
+  acceptedDraftTokens: number;
   /** Seconds since arrival (native meta_info.e2e_latency). */
   e2eLatencyS: number;
 }
@@ -21,8 +23,18 @@ export interface StreamIdentity {
   created: number;
   model: string;
   continuousUsage: boolean;
-  /** Native meta_info carries spec_verify_ct / spec_accept_length. */
-  speculative: boolean;
+  /** Draft tokens per verify step; > 0 adds the speculative fields to the final native meta_info. */
+  specGuessTokens: number;
+}
+
+/**
+ * The speculative fields SGLang adds to a finished request's meta_info (tokenizer_manager.py
+ * _calculate_spec_decoding_metrics), in its order; '' when it adds none.
+ */
+export function nativeSpecFieldsJson(c: EventCounts, guessTokens: number): string {
+  const drafted = c.verifyCt * guessTokens;
+  if (c.verifyCt <= 0 || drafted <= 0) return '';
+  return `,"spec_accept_rate":${c.acceptedDraftTokens / drafted},"spec_accept_length":${c.generated / c.verifyCt},"spec_accept_token_num":${c.acceptedDraftTokens},"spec_draft_token_num":${drafted},"spec_verify_ct":${c.verifyCt}`;
 }
 
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
@@ -63,13 +75,12 @@ export class SseEvents {
   tokenEvent(piece: string, fullText: string, done: boolean, c: EventCounts): string {
     const api = this.id.api;
     if (api === 'native') {
+      // e2e_latency and the speculative fields come only with the finished request
       const finish = done ? `{"type":"length","length":${c.generated}}` : 'null';
-      let spec = '';
-      if (this.id.speculative) {
-        const acceptLen = c.verifyCt > 0 ? c.generated / c.verifyCt : 0;
-        spec = `,"spec_verify_ct":${c.verifyCt},"spec_accept_length":${acceptLen}`;
-      }
-      return `data: {"text":${jsonString(fullText)},"output_ids":[],"meta_info":{"id":${this.nativeIdJson},"finish_reason":${finish},"prompt_tokens":${c.promptTokens},"weight_version":"default","total_retractions":0,"completion_tokens":${c.generated},"cached_tokens":0,"e2e_latency":${c.e2eLatencyS}${spec}}}\n\n`;
+      const end = done
+        ? `,"e2e_latency":${c.e2eLatencyS}${nativeSpecFieldsJson(c, this.id.specGuessTokens)}`
+        : '';
+      return `data: {"text":${jsonString(fullText)},"output_ids":[],"meta_info":{"id":${this.nativeIdJson},"finish_reason":${finish},"prompt_tokens":${c.promptTokens},"weight_version":"default","total_retractions":0,"reasoning_tokens":0,"completion_tokens":${c.generated},"cached_tokens":0${end}}}\n\n`;
     }
     const finish = done ? '"length"' : 'null';
     const usage = this.id.continuousUsage ? `,"usage":${usageJson(c.promptTokens, c.generated)}` : '';

@@ -34,6 +34,28 @@ describe('vllm flavour surfaces', () => {
     expect((await fetch(`${h.url}/generate`, { method: 'POST', body: '{}' })).status).toBe(404);
   });
 
+  it("answers errors in each engine's body and refuses over-long requests at each engine's boundary", async () => {
+    const completion = (url: string, maxTokens: number) =>
+      fetch(`${url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', prompt: 'a b c d', max_tokens: maxTokens }),
+      });
+    // vLLM: {"error": {...}}; a total of exactly max_model_len is allowed
+    const vllm = await sim({ flavor: 'vllm', engineArgs: ['--max-model-len', '64'] });
+    expect((await completion(vllm.url, 60)).status).toBe(200);
+    const tooLong = await completion(vllm.url, 61);
+    expect(tooLong.status).toBe(400);
+    const body = (await tooLong.json()) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({ type: 'BadRequestError', code: 400, param: null });
+    expect(String(body.error.message)).toContain("This model's maximum context length is 64 tokens.");
+    // SGLang: {"object": "error", ...}; a total equal to the context length is already refused
+    const sglang = await sim({ flavor: 'sglang', engineArgs: ['--context-length', '64'] });
+    expect((await completion(sglang.url, 59)).status).toBe(200);
+    const atLimit = await completion(sglang.url, 60);
+    expect(atLimit.status).toBe(400);
+    expect(await atLimit.json()).toMatchObject({ object: 'error', code: 400, type: 'BadRequestError' });
+  });
+
   it('exposes vllm metric names including speculative-decoding counters and cache_config_info labels', async () => {
     const h = await sim({ flavor: 'vllm', engineArgs: ['--speculative-config', SPEC] });
     await fetch(`${h.url}/v1/completions`, {

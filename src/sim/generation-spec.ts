@@ -1,0 +1,19 @@
+// What a surface asks the generation path to serve (API, lengths, streaming options) and which
+// stream fault hits it: the leaf the surfaces, the SSE renderer and the generation path share.
+
+export type ApiKind = 'native' | 'completions' | 'chat';
+
+export interface GenerationSpec {
+  api: ApiKind;
+  model: string;
+  promptTokens: number;
+  maxNewTokens: number;
+  stream: boolean;
+  includeUsage: boolean;
+  continuousUsage: boolean;
+  /** Draft tokens proposed per verify step (speculative num draft tokens − 1); 0 without speculative decoding. */
+  specGuessTokens: number;
+}
+
+/** Which stream fault (if any) hits this request, decided at arrival. */
+export type StreamFault = 'stall' | 'malformed' | 'reset' | null;
