@@ -1,17 +1,12 @@
 // Keeps the architecture the design describes true of the code: data flows one way between the folders
 // of src/ (no import against the flow, no cycle between folders, type-only imports included), metrics/
-// and report/ do no I/O, only hosts/ runs processes, only client/ speaks HTTP to a target, and the
-// simulator and the client hot path stay in small files and functions. Reads the sources with the
-// TypeScript parser, so comments and strings never count as imports.
+// and report/ do no I/O, only hosts/ runs processes, and only client/ speaks HTTP to a target. Reads the
+// sources with the TypeScript parser, so comments and strings never count as imports.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const SRC = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(SRC);
+import { folderOf, isTestCode, productSources, ROOT, type SourceFile } from './test-support/source-tree.js';
 
 /** What session/ may import (it prepares a target and sweeps it): everything below it but report/. */
 const BELOW_SESSION = [
@@ -72,10 +67,6 @@ const PROCESS_FOLDERS = ['hosts', 'bench'];
 /** Folders that may send HTTP requests to a target (bench/ measures the client against other clients). */
 const HTTP_CLIENT_FOLDERS = ['client', 'bench'];
 
-/** Tests and their helpers (test-support files and folders, the simulator's sim/testing/) are not product code. */
-const isTestCode = (rel: string): boolean =>
-  /\.test\.ts$/.test(rel) || /(^|\/)test-support(\.ts$|\/)/.test(rel) || rel.startsWith('src/sim/testing/');
-
 interface ImportEdge {
   /** Importing file, relative to the repository root (src/…). */
   from: string;
@@ -83,34 +74,6 @@ interface ImportEdge {
   /** Imported file relative to the repository root, for imports of our own files. */
   to: string | null;
   line: number;
-}
-
-interface SourceFile {
-  rel: string;
-  text: string;
-  ast: ts.SourceFile;
-}
-
-function listSources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return listSources(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-const productSources: SourceFile[] = listSources(SRC)
-  .map((path) => relative(ROOT, path).split('\\').join('/'))
-  .filter((rel) => !isTestCode(rel))
-  .map((rel) => {
-    const text = readFileSync(join(ROOT, rel), 'utf8');
-    return { rel, text, ast: ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true) };
-  });
-
-/** src/<folder>/… → folder; src/index.ts → (root). */
-function folderOf(rel: string): string {
-  const parts = rel.split('/');
-  return parts.length === 2 ? '(root)' : parts[1];
 }
 
 /** Every module specifier in a file: import/export declarations (type-only too), import() and import('x').T types. */
@@ -160,6 +123,20 @@ const where = (e: ImportEdge) => `${e.from}:${e.line} imports '${e.specifier}'`;
 
 const isKnownViolation = (e: ImportEdge) =>
   KNOWN_FLOW_VIOLATIONS.some((k) => k.from === e.from && k.to === e.to);
+
+/** The shortest path from a component's first folder back to itself, folders in order (first repeated last). */
+function shortestLoop(graph: Map<string, Set<string>>, component: string[]): string[] {
+  const start = component[0];
+  const queue: string[][] = [[start]];
+  while (queue.length > 0) {
+    const path = queue.shift()!;
+    for (const next of graph.get(path[path.length - 1]) ?? []) {
+      if (next === start) return [...path, start];
+      if (component.includes(next) && !path.includes(next)) queue.push([...path, next]);
+    }
+  }
+  return component;
+}
 
 /** Folder-level strongly connected components with more than one folder (Tarjan). */
 function folderCycles(graph: Map<string, Set<string>>): string[][] {
@@ -215,7 +192,7 @@ describe('the one-way flow between the folders of src/', () => {
       const allowed = ALLOWED[from];
       if (from === to || allowed === 'anything' || allowed?.includes(to) || isKnownViolation(e)) return [];
       return [
-        `${where(e)}: ${from}/ may import only ${allowed?.length ? allowed.map((a) => `${a}/`).join(', ') : 'nothing of ours'}, not ${to}/`,
+        `${where(e)}: ${from}/ may import ${allowed?.length ? `only ${allowed.map((a) => `${a}/`).join(', ')}` : 'nothing of ours'}, not ${to}/`,
       ];
     });
     expect(broken).toEqual([]);
@@ -237,14 +214,13 @@ describe('the one-way flow between the folders of src/', () => {
       const to = folderOf(e.to!);
       if (from !== to) graph.set(from, (graph.get(from) ?? new Set()).add(to));
     }
-    const described = folderCycles(graph).map((cycle) => {
-      const inCycle = ownEdges.filter(
-        (e) =>
-          folderOf(e.from) !== folderOf(e.to!) &&
-          cycle.includes(folderOf(e.from)) &&
-          cycle.includes(folderOf(e.to!)),
-      );
-      return `cycle between ${cycle.join('/, ')}/: ${inCycle.map(where).join('; ')}`;
+    const described = folderCycles(graph).map((component) => {
+      const loop = shortestLoop(graph, component);
+      const steps = loop.slice(0, -1).map((from, i) => {
+        const example = ownEdges.find((e) => folderOf(e.from) === from && folderOf(e.to!) === loop[i + 1])!;
+        return `${from}/ → ${loop[i + 1]}/ (${where(example)})`;
+      });
+      return `cycle between folders: ${steps.join('; ')}`;
     });
     expect(described).toEqual([]);
   });
@@ -359,104 +335,3 @@ function httpClientCalls(file: SourceFile): string[] {
   visit(file.ast);
   return found;
 }
-
-const MAX_FILE_LINES = 300;
-const MAX_FUNCTION_LINES = 80;
-const SIZE_GUARDED_FOLDERS = ['sim', 'client'];
-
-/**
- * Today's offenders, being split now (issue 14): the simulator by concern, the client's request function.
- * The integrator deletes these entries after merging the splits; an entry that is no longer over its
- * limit fails the test, so the list cannot go stale. `fn` names a function; without it, the whole file.
- */
-const KNOWN_SIZE_OFFENDERS: readonly { file: string; fn?: string }[] = [
-  { file: 'src/sim/simulator.ts' }, // 800 lines
-  { file: 'src/sim/simulator.ts', fn: 'SimulatedServer.routeOpenAi' }, // 94 lines
-  { file: 'src/sim/engine-args.ts' }, // 469 lines
-  { file: 'src/sim/engine-args.ts', fn: 'sglangConfig' }, // 143 lines
-  { file: 'src/sim/generation.ts', fn: 'serveGeneration' }, // 119 lines
-  { file: 'src/client/stream-request.ts' }, // 503 lines
-  { file: 'src/client/stream-request.ts', fn: 'streamRequest' }, // 245 lines
-  { file: 'src/client/http1-pool.ts' }, // 345 lines
-];
-
-interface Measured {
-  file: string;
-  fn?: string;
-  lines: number;
-  limit: number;
-}
-
-const linesOf = (ast: ts.SourceFile, node: ts.Node) =>
-  ast.getLineAndCharacterOfPosition(node.getEnd()).line -
-  ast.getLineAndCharacterOfPosition(node.getStart()).line +
-  1;
-
-/** Name of a function-like node: declarations and methods by their name, arrows and function expressions by what they are assigned to. */
-function functionName(node: ts.Node): string | null {
-  if (
-    (ts.isFunctionDeclaration(node) ||
-      ts.isMethodDeclaration(node) ||
-      ts.isGetAccessor(node) ||
-      ts.isSetAccessor(node)) &&
-    node.name
-  )
-    return node.name.getText();
-  if (ts.isConstructorDeclaration(node)) return 'constructor';
-  if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
-    const parent = node.parent;
-    if (
-      (ts.isVariableDeclaration(parent) ||
-        ts.isPropertyAssignment(parent) ||
-        ts.isPropertyDeclaration(parent)) &&
-      parent.initializer === node
-    )
-      return parent.name.getText();
-  }
-  return null;
-}
-
-function oversized(file: SourceFile): Measured[] {
-  const out: Measured[] = [];
-  const fileLines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
-  if (fileLines > MAX_FILE_LINES) out.push({ file: file.rel, lines: fileLines, limit: MAX_FILE_LINES });
-  const visit = (node: ts.Node, owner: string | null) => {
-    const name = functionName(node);
-    const qualified = name && owner ? `${owner}.${name}` : name;
-    if (name) {
-      const lines = linesOf(file.ast, node);
-      if (lines > MAX_FUNCTION_LINES)
-        out.push({ file: file.rel, fn: qualified!, lines, limit: MAX_FUNCTION_LINES });
-    }
-    const nextOwner = ts.isClassLike(node) && node.name ? node.name.text : (qualified ?? owner);
-    ts.forEachChild(node, (child) => visit(child, nextOwner));
-  };
-  visit(file.ast, null);
-  return out;
-}
-
-describe('the simulator and the client stay small', () => {
-  const measured = productSources
-    .filter((f) => SIZE_GUARDED_FOLDERS.includes(folderOf(f.rel)))
-    .flatMap(oversized);
-  const isKnown = (m: Measured) => KNOWN_SIZE_OFFENDERS.some((k) => k.file === m.file && k.fn === m.fn);
-
-  it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES} in ${SIZE_GUARDED_FOLDERS.join('/ and ')}/`, () => {
-    const broken = measured
-      .filter((m) => !isKnown(m))
-      .map((m) => `${m.file}${m.fn ? ` ${m.fn}()` : ''}: ${m.lines} lines, over the limit of ${m.limit}`);
-    expect(broken).toEqual([]);
-  });
-
-  it('lists only known offenders that are still over their limit', () => {
-    const stale = KNOWN_SIZE_OFFENDERS.filter(
-      (k) => !measured.some((m) => m.file === k.file && m.fn === k.fn),
-    );
-    expect(
-      stale.map(
-        (k) =>
-          `${k.file}${k.fn ? ` ${k.fn}()` : ''} is within its limit: delete it from KNOWN_SIZE_OFFENDERS`,
-      ),
-    ).toEqual([]);
-  });
-});
