@@ -47,11 +47,14 @@ const FILE_NAMES: Record<ReportFormat, string> = {
   html: 'report.html',
 };
 
-/** Files for --out: the document in the chosen format, report.html, compare.json, and charts/<id>.svg|png. */
+/**
+ * Files for --out: the document in the chosen format, report.html, compare.json, and charts/<id>.svg|png.
+ * `fontDirs`: extra font directories for the PNGs (the caller finds them: results/write-artifacts.ts).
+ */
 export function reportArtifacts(
   cmp: Comparison,
   format: ReportFormat,
-  opts: { html?: HtmlOptions; png?: boolean } = {},
+  opts: { html?: HtmlOptions; png?: boolean; fontDirs?: readonly string[] } = {},
 ): Artifact[] {
   const files: Artifact[] = [];
   const add = (f: ReportFormat) => {
@@ -64,7 +67,8 @@ export function reportArtifacts(
   for (const spec of chartSpecs(cmp)) {
     const svg = renderChartSvg(spec);
     files.push({ name: `charts/${spec.id}.svg`, data: svg });
-    if (opts.png !== false) files.push({ name: `charts/${spec.id}.png`, data: svgToPng(svg) });
+    if (opts.png !== false)
+      files.push({ name: `charts/${spec.id}.png`, data: svgToPng(svg, { fontDirs: opts.fontDirs }) });
   }
   return files;
 }

@@ -1,7 +1,8 @@
 // Apples to apples: diffs the verified configurations (and workloads) of the runs against the baseline.
 // A difference in a key the plan does not declare as varied becomes a warning shown above the verdicts.
 
-import type { ConfigDifference, LoadedRun } from './types.js';
+import type { LoadedRun } from '../results/layout.js';
+import type { ConfigDifference } from './types.js';
 
 /** Flat, comparable facts of a run: verified config, engine identity, and the workload that shaped it. */
 export function runFacts(run: LoadedRun): Map<string, string> | null {

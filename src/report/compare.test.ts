@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchgateError } from '../core/errors.js';
+import type { LoadedRun } from '../results/layout.js';
 import { compareRuns } from './compare.js';
 import { renderText } from './render-text.js';
 import { buildRun, type FixtureRun, specs } from './test-support.js';
-import type { LoadedRun } from './types.js';
 
 const N = 60;
 const levels = [1, 2, 4, 8, 16];

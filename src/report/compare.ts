@@ -5,11 +5,12 @@
 import { BenchgateError } from '../core/errors.js';
 import { bootstrapRatioByIndex } from '../metrics/bootstrap.js';
 import type { LevelSummary } from '../metrics/summary.js';
+import type { LoadedRun } from '../results/layout.js';
 import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
-import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, LoadedRun, MetricId } from './types.js';
+import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, MetricId } from './types.js';
 import { buildVerdicts, findCrossovers } from './verdicts.js';
 
 export interface CompareOptions {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wantsColor } from '../core/color.js';
+import type { LoadedRun } from '../results/layout.js';
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { compareRuns } from './compare.js';
@@ -9,7 +10,6 @@ import { renderJson } from './render-json.js';
 import { renderMarkdown } from './render-markdown.js';
 import { renderText } from './render-text.js';
 import { buildRun, type FixtureRun, specs } from './test-support.js';
-import type { LoadedRun } from './types.js';
 
 function loaded(run: FixtureRun): LoadedRun {
   const { manifest, summary, records } = buildRun(run);

@@ -1,22 +1,7 @@
-// The shapes that flow through the report module: a loaded run in, a Comparison out.
+// The shapes that flow through the report module: loaded runs (src/results/layout.ts) in, a Comparison out.
 // Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
 
-import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
-import type { RequestRecord } from '../records/request-record.js';
-import type { Manifest } from '../results/layout.js';
-
-/** One run as read from disk (see src/results/read-run.ts). */
-export interface LoadedRun {
-  /** Display name: the plan's name, else the directory name (made unique by the caller). */
-  name: string;
-  dir: string;
-  manifest: Manifest | null;
-  summary: RunSummary;
-  /** Measured (non-warmup) request records; empty when the run has none (e.g. an aggregate-only import). */
-  records: RequestRecord[];
-  /** Things the reader tolerated and the user should know (truncated requests file, missing summary). */
-  warnings: string[];
-}
+import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 
 export type MetricId =
   | 'output_throughput'

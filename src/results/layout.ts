@@ -9,7 +9,9 @@
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
+import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -41,4 +43,17 @@ export interface Manifest {
   };
   startedAt: string;
   finishedAt: string | null;
+}
+
+/** One run as read from disk by src/results/read-run.ts, the input of every comparison and report. */
+export interface LoadedRun {
+  /** Display name: the plan's name, else the directory name (made unique by the caller). */
+  name: string;
+  dir: string;
+  manifest: Manifest | null;
+  summary: RunSummary;
+  /** Measured (non-warmup) request records; empty when the run has none (e.g. an aggregate-only import). */
+  records: RequestRecord[];
+  /** Things the reader tolerated and the user should know (truncated requests file, missing summary). */
+  warnings: string[];
 }

@@ -8,8 +8,7 @@ import { BenchgateError } from '../core/errors.js';
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
-import type { LoadedRun } from '../report/types.js';
-import { MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 
 async function readText(path: string): Promise<string | null> {
   try {

@@ -1,5 +1,7 @@
-// Writes report artifacts (documents, chart SVGs and PNGs) under an --out directory.
+// Writes report artifacts (documents, chart SVGs and PNGs) under an --out directory, and finds the font
+// directories the PNG renderer needs, so src/report/ never touches the filesystem.
 
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
@@ -24,4 +26,15 @@ export async function writeArtifacts(
     );
   }
   return written;
+}
+
+const DEJAVU_DIRS = [
+  '/usr/share/fonts/truetype/dejavu',
+  '/usr/share/fonts/dejavu',
+  '/usr/local/share/fonts/dejavu',
+];
+
+/** DejaVu font directories present on this machine, for chart PNGs (CI installs fonts-dejavu-core). */
+export function chartFontDirs(): string[] {
+  return DEJAVU_DIRS.filter((d) => existsSync(d));
 }

@@ -14,7 +14,7 @@ import { writeImportedRun } from '../../results/import-common.js';
 import { importSglang } from '../../results/import-sglang.js';
 import { importVllm } from '../../results/import-vllm.js';
 import { readRuns } from '../../results/read-run.js';
-import { writeArtifacts } from '../../results/write-artifacts.js';
+import { chartFontDirs, writeArtifacts } from '../../results/write-artifacts.js';
 import { action, parsePositive } from '../action.js';
 
 interface OutputFlags {
@@ -64,7 +64,10 @@ async function emit(
     renderFormat(cmp, format, { color: format === 'text' && wantsColor(process.stdout, process.env), html }),
   );
   if (flags.out) {
-    const written = await writeArtifacts(flags.out, reportArtifacts(cmp, format, { html }));
+    const written = await writeArtifacts(
+      flags.out,
+      reportArtifacts(cmp, format, { html, fontDirs: chartFontDirs() }),
+    );
     process.stderr.write(
       `benchgate: wrote ${written.length} files to ${flags.out} (report.html, compare.json, charts/*.svg and *.png)\n`,
     );

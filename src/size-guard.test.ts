@@ -1,0 +1,111 @@
+// Keeps the simulator and the client's hot path in small pieces a reader can hold in mind: no product
+// file in sim/ or client/ over 300 lines, no function over 80, measured on the TypeScript syntax tree
+// (function declarations, methods, constructors, accessors, and arrow or function expressions given a name).
+
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { folderOf, productSources, type SourceFile } from './test-support/source-tree.js';
+
+const MAX_FILE_LINES = 300;
+const MAX_FUNCTION_LINES = 80;
+const SIZE_GUARDED_FOLDERS = ['sim', 'client'];
+
+/**
+ * Today's offenders, being split now (issue 14): the simulator by concern, the client's request function.
+ * The integrator deletes these entries after merging the splits; an entry that is no longer over its
+ * limit fails the test, so the list cannot go stale. `fn` names a function; without it, the whole file.
+ */
+const KNOWN_SIZE_OFFENDERS: readonly { file: string; fn?: string }[] = [
+  { file: 'src/sim/simulator.ts' }, // 800 lines
+  { file: 'src/sim/simulator.ts', fn: 'SimulatedServer.routeOpenAi' }, // 94 lines
+  { file: 'src/sim/engine-args.ts' }, // 469 lines
+  { file: 'src/sim/engine-args.ts', fn: 'sglangConfig' }, // 143 lines
+  { file: 'src/sim/generation.ts', fn: 'serveGeneration' }, // 119 lines
+  { file: 'src/client/stream-request.ts' }, // 503 lines
+  { file: 'src/client/stream-request.ts', fn: 'streamRequest' }, // 245 lines
+  { file: 'src/client/http1-pool.ts' }, // 345 lines
+];
+
+interface Measured {
+  file: string;
+  fn?: string;
+  lines: number;
+  limit: number;
+}
+
+const linesOf = (ast: ts.SourceFile, node: ts.Node) =>
+  ast.getLineAndCharacterOfPosition(node.getEnd()).line -
+  ast.getLineAndCharacterOfPosition(node.getStart()).line +
+  1;
+
+/** Name of a function-like node: declarations and methods by their name, arrows and function expressions by what they are assigned to. */
+function functionName(node: ts.Node): string | null {
+  if (
+    (ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isGetAccessor(node) ||
+      ts.isSetAccessor(node)) &&
+    node.name
+  )
+    return node.name.getText();
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
+    const parent = node.parent;
+    if (
+      (ts.isVariableDeclaration(parent) ||
+        ts.isPropertyAssignment(parent) ||
+        ts.isPropertyDeclaration(parent)) &&
+      parent.initializer === node
+    )
+      return parent.name.getText();
+  }
+  return null;
+}
+
+/** The file's length and every named function's, each with its limit. */
+function measure(file: SourceFile): Measured[] {
+  const fileLines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
+  const out: Measured[] = [{ file: file.rel, lines: fileLines, limit: MAX_FILE_LINES }];
+  const visit = (node: ts.Node, owner: string | null) => {
+    const name = functionName(node);
+    const qualified = name && owner ? `${owner}.${name}` : name;
+    if (qualified)
+      out.push({ file: file.rel, fn: qualified, lines: linesOf(file.ast, node), limit: MAX_FUNCTION_LINES });
+    const nextOwner = ts.isClassLike(node) && node.name ? node.name.text : (qualified ?? owner);
+    ts.forEachChild(node, (child) => visit(child, nextOwner));
+  };
+  visit(file.ast, null);
+  return out;
+}
+
+describe('the simulator and the client stay small', () => {
+  const all = productSources.filter((f) => SIZE_GUARDED_FOLDERS.includes(folderOf(f.rel))).flatMap(measure);
+  const measured = all.filter((m) => m.lines > m.limit);
+  const isKnown = (m: Measured) => KNOWN_SIZE_OFFENDERS.some((k) => k.file === m.file && k.fn === m.fn);
+
+  it('measures real files and functions', () => {
+    // fail closed: a walk that found nothing would pass the limits below
+    expect(all.filter((m) => !m.fn).length).toBeGreaterThan(20);
+    expect(all.filter((m) => m.fn).length).toBeGreaterThan(200);
+    expect(all.find((m) => m.file === 'src/client/sse-scanner.ts' && !m.fn)?.lines).toBeGreaterThan(10);
+  });
+
+  it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES} in ${SIZE_GUARDED_FOLDERS.join('/ and ')}/`, () => {
+    const broken = measured
+      .filter((m) => !isKnown(m))
+      .map((m) => `${m.file}${m.fn ? ` ${m.fn}()` : ''}: ${m.lines} lines, over the limit of ${m.limit}`);
+    expect(broken).toEqual([]);
+  });
+
+  it('lists only known offenders that are still over their limit', () => {
+    const stale = KNOWN_SIZE_OFFENDERS.filter(
+      (k) => !measured.some((m) => m.file === k.file && m.fn === k.fn),
+    );
+    expect(
+      stale.map(
+        (k) =>
+          `${k.file}${k.fn ? ` ${k.fn}()` : ''} is within its limit: delete it from KNOWN_SIZE_OFFENDERS`,
+      ),
+    ).toEqual([]);
+  });
+});
