@@ -5,6 +5,7 @@
 // values). argparse's prefix matching (allow_abbrev, on by default) is applied when judging flags.
 
 import { type ReadResult, readUnreadable, readValue } from '../core/read-result.js';
+import { notText } from './text-input.js';
 
 export type HelpStyle = 'argparse' | 'click' | 'commander' | 'yargs' | 'unknown';
 
@@ -47,15 +48,7 @@ function cleanLines(text: string): string[] {
     .map((l) => (l.length > MAX_LINE_CHARS ? '' : l.replace(ANSI, '').replace(/\t/g, '    ')));
 }
 
-function badInput(text: string): string | null {
-  if (text.trim() === '') return 'the output is empty';
-  if (text.length > MAX_HELP_CHARS)
-    return `the output is ${text.length} characters, far more than any help text`;
-  const sample = text.slice(0, 4096);
-  const junk = sample.match(/[\u0000-\u0008\u000e-\u001a\u001c-\u001f\ufffd]/g)?.length ?? 0;
-  if (sample.includes('\u0000') || junk > sample.length / 20) return 'the output is binary, not text';
-  return null;
-}
+const badInput = (text: string) => notText(text, MAX_HELP_CHARS);
 
 /** Section headers that never hold option lines. */
 const NON_OPTION_SECTION =

@@ -5,6 +5,7 @@
 // read is `unreadable` with an excerpt, never an empty list that would pass for "no GPUs".
 
 import { type ReadResult, readUnknown, readUnreadable, readValue } from '../core/read-result.js';
+import { notText } from './text-input.js';
 
 export const GPU_QUERY = [
   'nvidia-smi',
@@ -76,14 +77,8 @@ const BARE_SGR = /^\[[0-9;]*m|\[[0-9;]*m$/g;
 
 /** Lines of the output with ANSI escapes and CR removed, or why the text cannot be nvidia-smi output. */
 function linesOf(text: string): { lines: string[] } | { bad: string } {
-  if (text.trim() === '') return { bad: 'the output is empty' };
-  if (text.length > MAX_OUTPUT_CHARS)
-    return { bad: `the output is ${text.length} characters, far more than nvidia-smi prints` };
-  // binary garbage: NUL bytes or a high share of control characters / replacement characters
-  const sample = text.slice(0, 4096);
-  const junk = sample.match(/[\u0000-\u0008\u000e-\u001a\u001c-\u001f\ufffd]/g)?.length ?? 0;
-  if (sample.includes('\u0000') || junk > sample.length / 20)
-    return { bad: 'the output is binary, not text' };
+  const bad = notText(text, MAX_OUTPUT_CHARS);
+  if (bad) return { bad };
   const lines = text
     .split(/\r?\n|\r/)
     .map((l) => (l.length > MAX_LINE_CHARS ? l : l.replace(ANSI, '').replace(BARE_SGR, '')));
