@@ -203,6 +203,13 @@ describe('readTopology', () => {
       gpus: 4,
       row0: ['X', 'NV12', 'SYS', 'SYS'],
     },
+    {
+      name: 'an older driver: spaces, a NIC named mlx5_bond_0, CPU Affinity only',
+      file: 'nvidia-smi/topo-4-old-mlx-column.txt',
+      kind: 'pcie',
+      gpus: 4,
+      row0: ['X', 'PIX', 'PHB', 'PHB'],
+    },
     { name: 'one GPU', file: 'nvidia-smi/topo-1-gpu.txt', kind: 'single', gpus: 1, row0: ['X'] },
   ];
   it.each(cases)('reads $name', ({ file, kind, gpus, row0 }) => {

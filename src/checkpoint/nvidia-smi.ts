@@ -373,7 +373,6 @@ export function readComputeApps(
 
 // --- topo -m ---------------------------------------------------------------------------------------
 
-const DEVICE_COLUMN = /^(GPU\d+|NIC\d+|mlx\d+_\d+)$/;
 const LINK = /^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$/;
 
 /** The GPU link matrix of `nvidia-smi topo -m`, aligned with tabs or spaces. */
@@ -388,7 +387,9 @@ export function readTopology(text: string): ReadResult<Topology> {
   if (headIdx < 0) return readUnreadable('no header row starting with GPU0', text);
   const header = rows[headIdx];
   let devices = 0;
-  while (devices < header.length && DEVICE_COLUMN.test(header[devices])) devices++;
+  // device columns (GPU#, NIC#, or NIC names such as mlx5_0 in older drivers) come before the
+  // `CPU Affinity`, `NUMA Affinity` and `GPU NUMA ID` columns
+  while (devices < header.length && header[devices] !== 'CPU' && header[devices] !== 'NUMA') devices++;
   const gpuCols = header.slice(0, devices).flatMap((c, i) => (/^GPU\d+$/.test(c) ? [i] : []));
   const gpus = gpuCols.map((i) => header[i]);
   const links: string[][] = [];
