@@ -137,6 +137,15 @@ describe('readRejections', () => {
     if (flags.length > 0) expect(rs[0].line).toMatch(/error|unknown/i);
   });
 
+  it('keeps the suggestion printed on the next line with the refusal', () => {
+    expect(readRejections(help('commander-unknown-option.txt'))[0].line).toBe(
+      "error: unknown option '--rate' (Did you mean --mode?)",
+    );
+    expect(readRejections(help('click-no-such-option.txt'))[0].line).toBe(
+      'Error: No such option: --rates Did you mean --rate?',
+    );
+  });
+
   it('finds nothing in garbage and 10 MB of text, without hanging', () => {
     expect(readRejections(BINARY)).toEqual([]);
     expect(readRejections(TEN_MB)).toEqual([]);

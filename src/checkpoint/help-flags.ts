@@ -140,6 +140,12 @@ export function readRejections(text: string): Rejection[] {
   for (const raw of cleanLines(text)) {
     const line = raw.trim();
     if (line === '') continue;
+    // commander and click put their suggestion on the next line: keep it with the refusal
+    const last = out[out.length - 1];
+    if (last && /^\(?(Did you mean|Possible options)/.test(line)) {
+      last.line = `${last.line} ${line}`;
+      continue;
+    }
     for (const [re, names] of REJECTIONS) {
       const m = re.exec(line);
       if (!m) continue;
