@@ -12,6 +12,11 @@ describe('command templates', () => {
     expect(commandArgv('node --script={path}', '/x.js')).toEqual(['node', '--script=/x.js']);
   });
 
+  it('reads backslash escapes and backslash-newline continuations as a shell script would', () => {
+    expect(splitCommand('python3 my\\ tool.py \\\n  --help')).toEqual(['python3', 'my tool.py', '--help']);
+    expect(splitCommand(`echo "a \\"b\\" \\n" 'c\\d' e\\`)).toEqual(['echo', 'a "b" \\n', 'c\\d', 'e\\']);
+  });
+
   it('rejects an unclosed quote with a plan error', () => {
     expect(() => splitCommand(`python3 "{path}`)).toThrow(/closing " in the command/);
   });

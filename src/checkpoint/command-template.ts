@@ -1,5 +1,6 @@
 // Turns a plan command template such as `python3 {path} --help` into an argv: split on whitespace
-// (single and double quotes group words), `{path}` replaced by the path as one argument. Never a shell.
+// (single and double quotes group words, a backslash keeps the next character, a backslash-newline
+// joins lines as in a shell script), `{path}` replaced by the path as one argument. Never a shell.
 
 import { BenchgateError } from '../core/errors.js';
 
@@ -8,8 +9,18 @@ export function splitCommand(template: string): string[] {
   let cur = '';
   let inWord = false;
   let quote: '"' | "'" | null = null;
+  let escaped = false;
   for (const ch of template) {
-    if (quote) {
+    if (escaped) {
+      escaped = false;
+      // backslash-newline continues the line; in double quotes only \" \\ and \$ are escapes
+      if (ch === '\n') continue;
+      if (quote === '"' && !'"\\$`'.includes(ch)) cur += '\\';
+      cur += ch;
+      inWord = true;
+    } else if (ch === '\\' && quote !== "'") {
+      escaped = true;
+    } else if (quote) {
       if (ch === quote) quote = null;
       else cur += ch;
     } else if (ch === '"' || ch === "'") {
@@ -29,7 +40,8 @@ export function splitCommand(template: string): string[] {
       'BG_E_PLAN_INVALID',
       `Expected a closing ${quote} in the command "${template}".`,
     );
-  if (inWord) out.push(cur);
+  if (escaped) cur += '\\';
+  if (inWord || escaped) out.push(cur);
   return out;
 }
 

@@ -1,49 +1,187 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { missingFlags, parseHelpFlags } from './help-flags.js';
+import { judgeFlags, readHelp, readRejections } from './help-flags.js';
 
-const ARGPARSE = `usage: benchmark_parallel.py [-h] [--concurrency CONCURRENCY]
-                             [--num-prompts NUM_PROMPTS] [--backend {sglang,vllm}]
+// The format corpus of tool interfaces: help texts and refusals as argparse, click, commander and yargs
+// print them (written for this project after the libraries' real formats), with the facts to extract.
+const help = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'help', name), 'utf8');
+const TEN_MB = '  --flag-like-text FLAG   words words words\n'.repeat((10 * 1024 * 1024) / 44);
+const BINARY = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 131 + 7) % 256)).toString('latin1');
 
-Run a parallel benchmark.
-
-options:
-  -h, --help            show this help message and exit
-  --concurrency CONCURRENCY
-                        number of parallel requests (see also --num-prompts)
-  --num-prompts NUM_PROMPTS
-  --backend {sglang,vllm}
-`;
-
-const COMMANDER = `Usage: bench [options]
-
-Options:
-  -c, --concurrency <n>  requests in flight
-  --[no-]stream          stream responses
-  --num-requests=<n>     total requests
-  -h, --help             display help for command
-`;
-
-const YARGS = `Options:
-      --version       Show version number                              [boolean]
-  -r, --rate          Requests per second                               [number]
-      --dry-run       Print the plan only                              [boolean]
-`;
-
-describe('parseHelpFlags', () => {
-  it('reads argparse usage and option lines, and not flags mentioned in prose', () => {
-    const flags = parseHelpFlags(ARGPARSE);
-    expect([...flags].sort()).toEqual(['--backend', '--concurrency', '--help', '--num-prompts', '-h']);
-    expect(missingFlags(flags, ['--concurrency', '--num-requests'])).toEqual(['--num-requests']);
+describe('readHelp', () => {
+  const cases: { file: string; style: string; flags: string[]; not?: string[] }[] = [
+    {
+      file: 'argparse-py312-groups.txt',
+      style: 'argparse',
+      flags: [
+        '--backend',
+        '--base-url',
+        '--dataset-name',
+        '--help',
+        '--max-concurrency',
+        '--no-stream',
+        '--num-prompts',
+        '--request-rate',
+        '--seed',
+        '--stream',
+        '-h',
+        '-n',
+      ],
+      not: ['--num-requests', '--tokenizer'],
+    },
+    {
+      file: 'argparse-py38-optional-arguments.txt',
+      style: 'argparse',
+      flags: ['--help', '--output-dir', '--warmup', '-h'],
+    },
+    {
+      file: 'argparse-engine-style.txt',
+      style: 'argparse',
+      flags: [
+        '--gpu-memory-utilization',
+        '--help',
+        '--max-model-len',
+        '--max-num-seqs',
+        '--speculative-config',
+        '--speculative_config',
+        '--tensor-parallel-size',
+        '-h',
+        '-tp',
+      ],
+    },
+    {
+      file: 'click-options.txt',
+      style: 'click',
+      flags: ['--concurrency', '--help', '--mode', '--no-stream', '--rate', '--stream', '-c'],
+      not: ['--dry-run'],
+    },
+    {
+      file: 'commander-options.txt',
+      style: 'commander',
+      flags: [
+        '--concurrency',
+        '--help',
+        '--mode',
+        '--no-stream',
+        '--num-requests',
+        '--stream',
+        '--version',
+        '-V',
+        '-c',
+        '-h',
+      ],
+    },
+    {
+      file: 'yargs-options.txt',
+      style: 'yargs',
+      flags: ['--dry-run', '--help', '--rate', '--version', '-r'],
+    },
+  ];
+  it.each(cases)('reads the option lines of $file', ({ file, style, flags, not }) => {
+    const r = readHelp(help(file));
+    if (r.kind !== 'value') throw new Error(JSON.stringify(r));
+    expect([...r.value.flags].sort()).toEqual([...flags].sort());
+    expect(r.value.style).toBe(style);
+    for (const f of not ?? []) expect(r.value.flags.has(f)).toBe(false);
   });
 
-  it('reads commander help including --[no-]x and --x=<v>', () => {
-    const flags = parseHelpFlags(COMMANDER);
-    expect(missingFlags(flags, ['-c', '--stream', '--no-stream', '--num-requests=10', '--rate'])).toEqual([
-      '--rate',
-    ]);
+  it.each([
+    [
+      'an echoed command line, usage lines and a refusal (exit 2)',
+      help('argparse-rejected-after-echo.txt'),
+      2,
+      /no option lines.*exit status 2/,
+    ],
+    ['a click refusal (exit 2)', help('click-no-such-option.txt'), 2, /no option lines/],
+    ['empty output (exit 1)', '', 1, /empty \(exit status 1\)/],
+    ['binary garbage', BINARY, 0, /binary/],
+    ['10 MB of text', TEN_MB, 0, /characters, far more than expected/],
+    ['prose', 'this program has no help\n', 0, /^no option lines in an options section$/],
+  ] as [string, string, number, RegExp][])(
+    'says %s is unreadable, with an excerpt',
+    (_n, text, code, why) => {
+      const r = readHelp(text, code);
+      expect(r).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(why) });
+      if (r.kind === 'unreadable') expect(r.excerpt.length).toBeLessThan(400);
+    },
+  );
+});
+
+it('reads a help text just under the size limit line by line (no backtracking blow-up)', () => {
+  const big = `options:\n${'  --opt-x X    a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a\n'.repeat(20_000)}`;
+  expect(big.length).toBeGreaterThan(1_500_000);
+  const r = readHelp(big);
+  expect(r.kind === 'value' && [...r.value.flags]).toEqual(['--opt-x']);
+  expect(readRejections(`${'-'.repeat(1999)}\n`.repeat(900))).toEqual([]);
+});
+
+describe('readRejections', () => {
+  const cases: [string, string[]][] = [
+    ['argparse-rejected-after-echo.txt', ['--served-model-name', '--tokenizer']],
+    ['argparse-invalid-choice.txt', ['--backend']],
+    ['argparse-invalid-int.txt', ['--num-prompts']],
+    ['argparse-ambiguous.txt', ['--max']],
+    ['click-no-such-option.txt', ['--rates']],
+    ['click-82-no-such-option.txt', ['--rates']],
+    ['click-invalid-value.txt', ['--concurrency']],
+    ['commander-unknown-option.txt', ['--rate']],
+    ['commander-invalid-argument.txt', ['--mode']],
+    ['yargs-unknown.txt', ['--served-model-name', '--tokenizer']],
+    ['argparse-py312-groups.txt', []],
+    ['click-options.txt', []],
+  ];
+  it.each(cases)('reads the refused flags of %s', (file, flags) => {
+    const rs = readRejections(help(file));
+    expect(rs.flatMap((r) => r.flags)).toEqual(flags);
+    if (flags.length > 0) expect(rs[0].line).toMatch(/error|unknown/i);
   });
 
-  it('reads yargs help', () => {
-    expect([...parseHelpFlags(YARGS)].sort()).toEqual(['--dry-run', '--rate', '--version', '-r']);
+  it('keeps the suggestion printed on the next line with the refusal', () => {
+    expect(readRejections(help('commander-unknown-option.txt'))[0].line).toBe(
+      "error: unknown option '--rate' (Did you mean --mode?)",
+    );
+    expect(readRejections(help('click-no-such-option.txt'))[0].line).toBe(
+      'Error: No such option: --rates Did you mean --rate?',
+    );
+  });
+
+  it('finds nothing in garbage and 10 MB of text, without hanging', () => {
+    expect(readRejections(BINARY)).toEqual([]);
+    expect(readRejections(TEN_MB)).toEqual([]);
+    expect(readRejections(`${'error: unrecognized arguments: '.repeat(5000)}\n`)).toEqual([]);
+  });
+});
+
+describe('judgeFlags', () => {
+  const engine = readHelp(help('argparse-engine-style.txt'));
+  const click = readHelp(help('click-options.txt'));
+  if (engine.kind !== 'value' || click.kind !== 'value') throw new Error('fixtures must read');
+  const cases: [string, typeof engine.value, string, object][] = [
+    ['a declared flag', engine.value, '--max-model-len', { verdict: 'declared' }],
+    ['a declared flag with =value', engine.value, '--max-model-len=4096', { verdict: 'declared' }],
+    [
+      'an argparse unique prefix',
+      engine.value,
+      '--tensor-parallel',
+      { verdict: 'abbreviation', full: '--tensor-parallel-size' },
+    ],
+    [
+      'a prefix with =value',
+      engine.value,
+      '--gpu-memory=0.9',
+      { verdict: 'abbreviation', full: '--gpu-memory-utilization' },
+    ],
+    [
+      'an ambiguous prefix',
+      engine.value,
+      '--max',
+      { verdict: 'ambiguous', candidates: ['--max-model-len', '--max-num-seqs'] },
+    ],
+    ['an undeclared flag', engine.value, '--served-model-name', { verdict: 'missing' }],
+    ['a prefix in click (no abbreviations)', click.value, '--conc', { verdict: 'missing' }],
+  ];
+  it.each(cases)('judges %s', (_n, reading, flag, verdict) => {
+    expect(judgeFlags(reading, [flag])[0]).toMatchObject(verdict);
   });
 });

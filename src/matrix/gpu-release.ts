@@ -1,7 +1,8 @@
 // After a tear-down on a GPU host: did the server's processes release their GPUs? Polls nvidia-smi's
 // compute-apps list for the server's PIDs (and optionally per-GPU memory in use) for a short while.
 
-import { APPS_QUERY, GPU_QUERY, parseComputeAppsCsv, parseGpuCsv } from '../checkpoint/nvidia-smi.js';
+import { APPS_QUERY, GPU_QUERY, gpuLabel, readComputeApps, readGpus } from '../checkpoint/nvidia-smi.js';
+import { describeNoValue } from '../core/read-result.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { sleep } from './process-table.js';
 
@@ -31,14 +32,22 @@ export async function checkGpuRelease(
     const apps = await query(host, APPS_QUERY);
     if (apps === null) return { checked: false, message: null };
     const problems: string[] = [];
-    const held = parseComputeAppsCsv(apps).filter((a) => ours.has(a.pid));
+    const read = readComputeApps(apps, { emptyMeansNone: true });
+    if (read.kind !== 'value')
+      return {
+        checked: false,
+        message: `GPU release not checked: ${APPS_QUERY.join(' ')} is ${describeNoValue(read)}.`,
+      };
+    const held = read.value.filter((a) => ours.has(a.pid));
     if (held.length > 0) {
       problems.push(
-        `server process(es) still hold GPU memory: ${held.map((a) => `PID ${a.pid} on ${a.gpuUuid} (${a.usedMemoryMiB ?? '?'} MiB)`).join(', ')}`,
+        `server process(es) still hold GPU memory: ${held.map((a) => `PID ${a.pid} on ${gpuLabel(a)} (${a.usedMemoryMiB ?? '?'} MiB)`).join(', ')}`,
       );
     }
     if (opts.maxMemoryUsedMiB !== undefined) {
-      const gpus = parseGpuCsv((await query(host, GPU_QUERY)) ?? '');
+      const inventory = readGpus((await query(host, GPU_QUERY)) ?? '');
+      const gpus = inventory.kind === 'value' ? inventory.value.gpus : [];
+      if (inventory.kind !== 'value') problems.push(`GPU memory not checked: ${describeNoValue(inventory)}`);
       const busy = gpus.filter(
         (g) => g.memoryUsedMiB !== null && g.memoryUsedMiB > (opts.maxMemoryUsedMiB as number),
       );

@@ -16,6 +16,29 @@ args = p.parse_args()
 print("ok")
 `;
 
+// echoes its own command line (as wrapper scripts do), then lets argparse judge it
+const ECHOING_TOOL = `import argparse, sys
+print("+ " + " ".join(sys.argv))
+for a in sys.argv[1:]:
+    print("    " + a + " \\\\")
+p = argparse.ArgumentParser()
+p.add_argument("--backend", choices=["sglang", "vllm"])
+p.add_argument("--num-prompts", type=int, default=10)
+p.add_argument("--num-warmups", type=int, default=1)
+p.add_argument("--tensor-parallel-size", type=int, default=1)
+p.parse_args()
+print("ok")
+`;
+
+const CLICK_TOOL = `import click
+@click.command()
+@click.option("-c", "--concurrency", type=int, default=1, help="requests in flight")
+@click.option("--stream/--no-stream", default=True)
+def main(concurrency, stream):
+    print("ok")
+main()
+`;
+
 const COMMANDER_TOOL = (
   commanderPath: string,
 ) => `const { Command } = require(${JSON.stringify(commanderPath)});
@@ -91,5 +114,85 @@ describe('tool checks', () => {
       'tool.0.dry_run': 'fail',
       'tool.1.exists': 'fail',
     });
+  });
+
+  const echo = join(dir, 'echoing.py');
+  writeFileSync(echo, ECHOING_TOOL);
+  const clickTool = join(dir, 'click_tool.py');
+  writeFileSync(clickTool, CLICK_TOOL);
+
+  it('fails a help command that argparse refuses (exit 2) naming the flag, not reading the echoed command line', async () => {
+    const [, flags] = await checkTools(
+      ctxFor({
+        tools: [
+          { path: echo, help: 'python3 {path} --served-model-name llama', accepts: ['--served-model-name'] },
+        ],
+      }),
+    );
+    expect(flags).toMatchObject({ id: 'tool.0.flags', status: 'fail', required: true });
+    expect(flags.found).toBe(
+      'the tool refused the help command (exit status 2): rejected --served-model-name (echoing.py: error: unrecognized arguments: --served-model-name llama)',
+    );
+  });
+
+  it('accepts an argparse unique prefix and says so, fails an ambiguous one; the real tool agrees', async () => {
+    const findings = await checkTools(
+      ctxFor({
+        tools: [
+          {
+            path: echo,
+            help: 'python3 {path} --help',
+            accepts: ['--tensor-parallel', '--num-p'],
+            dry_run: 'python3 {path} --tensor-parallel 2 --num-p=3',
+          },
+          {
+            path: echo,
+            help: 'python3 {path} --help',
+            accepts: ['--num'],
+            dry_run: 'python3 {path} --num 3',
+          },
+        ],
+      }),
+    );
+    const by = Object.fromEntries(findings.map((f) => [f.id, f]));
+    expect(by['tool.0.flags'].status).toBe('pass');
+    expect(by['tool.0.flags'].found).toBe(
+      '6 options declared, all requested flags accepted; accepted --tensor-parallel as an abbreviation of --tensor-parallel-size (argparse prefix matching), --num-p as an abbreviation of --num-prompts (argparse prefix matching)',
+    );
+    expect(by['tool.0.dry_run'].status).toBe('pass');
+    expect(by['tool.1.flags']).toMatchObject({
+      status: 'fail',
+      found: 'not accepted: --num (ambiguous: --num-prompts, --num-warmups)',
+    });
+    expect(by['tool.1.dry_run'].status).toBe('fail');
+    expect(by['tool.1.dry_run'].found).toMatch(
+      /^exit status 2: rejected --num \(.*error: ambiguous option: --num could match/,
+    );
+  });
+
+  it('reads a real click tool, and names the option click refuses in a dry run', async () => {
+    const findings = await checkTools(
+      ctxFor({
+        tools: [
+          {
+            path: clickTool,
+            help: 'python3 {path} --help',
+            accepts: ['--concurrency', '--no-stream', '--conc'],
+            dry_run: 'python3 {path} --rate 3',
+          },
+        ],
+      }),
+    );
+    const by = Object.fromEntries(findings.map((f) => [f.id, f]));
+    expect(by['tool.0.flags']).toMatchObject({ status: 'fail', found: 'not accepted: --conc' });
+    expect(by['tool.0.dry_run'].found).toBe(
+      "exit status 2: rejected --rate (Error: No such option '--rate'.)",
+    );
+  });
+
+  it('names the option commander refuses in a dry run', async () => {
+    const [, dry] = await checkTools(ctxFor({ tools: [{ path: js, dry_run: 'node {path} --bogus' }] }));
+    expect(dry).toMatchObject({ id: 'tool.0.dry_run', status: 'fail' });
+    expect(dry.found).toBe("exit status 1: rejected --bogus (error: unknown option '--bogus')");
   });
 });

@@ -1,13 +1,86 @@
 // Tools the run depends on: the file exists on the host, optionally has the pinned sha256, its help
 // declares every flag the run will pass (argparse / commander / yargs help), or a dry run exits 0.
 
+import { describeNoValue } from '../../core/read-result.js';
+import type { ExecResult } from '../../hosts/host.js';
 import type { ToolSpec } from '../../plan/schema.js';
 import { commandArgv } from '../command-template.js';
 import { type CheckContext, excerpt, finding } from '../context.js';
 import type { Finding } from '../finding.js';
-import { missingFlags, parseHelpFlags } from '../help-flags.js';
+import { judgeFlags, readHelp, readRejections } from '../help-flags.js';
 
 const TOOL_TIMEOUT_MS = 30_000;
+
+/** `: rejected --x (the line saying so)` for each refusal in the output, or empty. */
+function rejectionText(text: string): string {
+  const rs = readRejections(text);
+  return rs.length === 0
+    ? ''
+    : `: ${rs.map((x) => `rejected ${x.flags.join(', ') || 'the arguments'} (${x.line})`).join('; ')}`;
+}
+
+/** tool.N.flags: the help declares (or argparse would take by prefix) every flag; no refusal printed. */
+function flagsFinding(id: string, tool: ToolSpec, argv: string[], r: ExecResult): Finding {
+  const text = `${r.stdout}\n${r.stderr}`;
+  const title = `Tool accepts the run's flags: ${tool.path}`;
+  const expected = tool.accepts.length > 0 ? `accepts ${tool.accepts.join(' ')}` : undefined;
+  const ev = [{ source: 'command' as const, where: argv.join(' '), excerpt: excerpt(text, 400) }];
+  const req = tool.required;
+  if (r.timedOut)
+    return finding(`${id}.flags`, title, 'fail', {
+      required: req,
+      expected,
+      found: 'the help command timed out',
+      evidence: ev,
+    });
+  const rejections = readRejections(text);
+  const help = readHelp(text, r.code);
+  if (rejections.length > 0 || (r.code === 2 && help.kind !== 'value')) {
+    return finding(`${id}.flags`, title, 'fail', {
+      required: req,
+      expected,
+      found: `the tool refused the help command (exit status ${r.code})${rejectionText(text)}`,
+      evidence: ev,
+      hint: "Fix tools[].help so it only asks for help, or update the tool's flags.",
+    });
+  }
+  if (help.kind !== 'value') {
+    return finding(`${id}.flags`, title, 'fail', {
+      required: req,
+      expected: expected ?? 'help text listing options',
+      found: describeNoValue(help),
+      evidence: ev,
+      hint: "Fix tools[].help so it prints the tool's option list.",
+    });
+  }
+  const verdicts = judgeFlags(help.value, tool.accepts);
+  const bad = verdicts.flatMap((v) =>
+    v.verdict === 'missing'
+      ? [v.flag]
+      : v.verdict === 'ambiguous'
+        ? [`${v.flag} (ambiguous: ${v.candidates.join(', ')})`]
+        : [],
+  );
+  const abbreviated = verdicts.flatMap((v) =>
+    v.verdict === 'abbreviation'
+      ? [`${v.flag} as an abbreviation of ${v.full} (argparse prefix matching)`]
+      : [],
+  );
+  const accepted = abbreviated.length > 0 ? `; accepted ${abbreviated.join(', ')}` : '';
+  return finding(`${id}.flags`, title, bad.length === 0 ? 'pass' : 'fail', {
+    required: req,
+    expected,
+    found:
+      bad.length === 0
+        ? `${help.value.flags.size} options declared${tool.accepts.length ? ', all requested flags accepted' : ''}${accepted}`
+        : `not accepted: ${bad.join(', ')}${accepted}`,
+    evidence: ev,
+    hint:
+      bad.length === 0
+        ? undefined
+        : `The tool would reject ${bad.join(', ')}; update the tool or the flags the run passes.`,
+  });
+}
 
 async function checkTool(ctx: CheckContext, tool: ToolSpec, i: number): Promise<Finding[]> {
   const id = `tool.${i}`;
@@ -45,44 +118,7 @@ async function checkTool(ctx: CheckContext, tool: ToolSpec, i: number): Promise<
   if (tool.help) {
     const argv = commandArgv(tool.help, tool.path);
     const r = await ctx.host.exec(argv, { timeoutMs: TOOL_TIMEOUT_MS });
-    const text = `${r.stdout}\n${r.stderr}`;
-    const flags = parseHelpFlags(text);
-    const ev = [{ source: 'command' as const, where: argv.join(' '), excerpt: excerpt(text, 400) }];
-    if (flags.size === 0) {
-      out.push(
-        finding(`${id}.flags`, `Tool accepts the run's flags: ${tool.path}`, 'fail', {
-          required: req,
-          expected: 'help text listing options',
-          found: r.timedOut
-            ? 'the help command timed out'
-            : `no options found in the output (exit ${r.code})`,
-          evidence: ev,
-          hint: "Fix tools[].help so it prints the tool's option list.",
-        }),
-      );
-    } else {
-      const missing = missingFlags(flags, tool.accepts);
-      out.push(
-        finding(
-          `${id}.flags`,
-          `Tool accepts the run's flags: ${tool.path}`,
-          missing.length === 0 ? 'pass' : 'fail',
-          {
-            required: req,
-            expected: tool.accepts.length > 0 ? `accepts ${tool.accepts.join(' ')}` : undefined,
-            found:
-              missing.length === 0
-                ? `${flags.size} options declared${tool.accepts.length ? ', all requested flags accepted' : ''}`
-                : `not accepted: ${missing.join(', ')}`,
-            evidence: ev,
-            hint:
-              missing.length === 0
-                ? undefined
-                : `The tool would reject ${missing.join(', ')}; update the tool or the flags the run passes.`,
-          },
-        ),
-      );
-    }
+    out.push(flagsFinding(id, tool, argv, r));
   } else if (tool.accepts.length > 0 && !tool.dry_run) {
     out.push(
       finding(`${id}.flags`, `Tool accepts the run's flags: ${tool.path}`, 'fail', {
@@ -100,7 +136,7 @@ async function checkTool(ctx: CheckContext, tool: ToolSpec, i: number): Promise<
       finding(`${id}.dry_run`, `Tool dry run: ${tool.path}`, r.code === 0 ? 'pass' : 'fail', {
         required: req,
         expected: 'exit status 0',
-        found: r.timedOut ? 'timed out' : `exit status ${r.code}`,
+        found: r.timedOut ? 'timed out' : `exit status ${r.code}${rejectionText(`${r.stdout}\n${r.stderr}`)}`,
         evidence: [
           { source: 'command', where: argv.join(' '), excerpt: excerpt(`${r.stdout}\n${r.stderr}`, 400) },
         ],
