@@ -13,6 +13,8 @@ export interface LaunchedServer {
   proc: SpawnedProcess;
   log: LogTail;
   outputFile: string;
+  /** The process's start time (ISO, from /proc), recorded so a later --kill-leftovers can prove it is ours. */
+  startTime: string | null;
 }
 
 export async function launchServer(
@@ -29,7 +31,8 @@ export async function launchServer(
       outputFile,
       onLine: log.push,
     });
-    return { proc, log, outputFile };
+    const startTime = (await host.processInfo(proc.pid).catch(() => null))?.startTime ?? null;
+    return { proc, log, outputFile, startTime };
   } catch (e) {
     const why = isBenchgateError(e) ? e.message : (e as Error).message;
     throw new BenchgateError(
