@@ -11,6 +11,7 @@ import { type Plan, type PlanInput, planSchema } from './schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { semanticProblems } from './semantic-checks.js';
 import { problemOffset } from './source-positions.js';
+import { duplicateKeyAt, tagProblems } from './yaml-safety.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -45,15 +46,25 @@ async function readPlanText(file: string): Promise<string> {
 /** Parses and validates plan text; `file` names the source in every message. */
 export function parsePlanText(text: string, file: string): Plan {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), {
+  const source = text.replace(/^\uFEFF/, '');
+  const doc = parseDocument(source, {
     lineCounter,
     prettyErrors: false,
     uniqueKeys: true,
   });
+  const located = (offset: number, message: string) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col, text: `${file}:${line}:${col} ${message}` };
+  };
   const syntax = doc.errors.map((err) => {
-    const { line, col } = lineCounter.linePos(err.pos[0]);
-    return { line, col, text: `${file}:${line}:${col} ${err.message.split('\n')[0]}` };
+    const key = err.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, err.pos[0]) : null;
+    const message = key
+      ? `key "${key}" is given twice; each key may appear once (the second would silently win)`
+      : err.message.split('\n')[0]!;
+    return located(err.pos[0], message);
   });
+  syntax.push(...tagProblems(doc, source).map((p) => located(p.offset, p.message)));
+  syntax.sort((a, b) => a.line - b.line || a.col - b.col);
   let raw: unknown;
   if (syntax.length === 0) {
     try {

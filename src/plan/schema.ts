@@ -359,7 +359,11 @@ export const planSchema = z
       .array(z.number().gt(0).lt(100))
       .default([50, 90, 95, 99])
       .describe('Latency percentiles to report (linear interpolation), each within (0, 100).'),
-    output: z.string().default('results').describe('Results directory; each run gets <output>/<run-id>/.'),
+    output: z
+      .string()
+      .regex(/\S/, 'a directory path, found an empty string')
+      .default('results')
+      .describe('Results directory; each run gets <output>/<run-id>/.'),
     host: hostSchema,
     expect: expectSchema.prefault({}),
     tools: z.array(toolSchema).default([]).describe('Tools the run depends on, checked before load.'),
