@@ -244,13 +244,14 @@ describe('loadPlanFile: files that are not plans', () => {
   it('refuses YAML tags that other loaders turn into objects or code', async () => {
     const path = await planFile(
       'tags.yaml',
-      'name: !!python/object/apply:os.system ["id"]\noutput: !custom results\nload: { levels: [!!int 1] }\n',
+      'name: !!python/object/apply:os.system ["id"]\noutput: !custom results\nload: { levels: [!!int 1] }\nworkload: { dataset: !!binary aGVsbG8= }\n',
     );
     const e = await failure(() => loadPlanFile(path));
     expect(e.code).toBe('BG_E_PLAN_INVALID');
     expect(e.details).toEqual([
       `${path}:1:7 YAML tag !!python/object/apply:os.system is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
       `${path}:2:9 YAML tag !custom is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
+      `${path}:4:22 YAML tag !!binary is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
     ]);
   });
 
