@@ -12,6 +12,7 @@ import { checkConfig, mergeLayers } from './checks/config.js';
 import { checkEngine } from './checks/engine.js';
 import { checkGpus } from './checks/gpus.js';
 import { checkHealth } from './checks/health.js';
+import { hostMismatchFinding, readsAnotherMachine } from './checks/host-match.js';
 import { checkLeftovers } from './checks/leftovers.js';
 import { checkLogs } from './checks/logs.js';
 import { checkResultsDir } from './checks/results-dir.js';
@@ -77,6 +78,9 @@ export async function runCheckpoint(
   const out: Finding[] = [];
   let facts: ConfigFacts = {};
   let topology: unknown = null;
+  // host "local" with a remote URL: checks that read the host would read the wrong machine
+  const elsewhere = readsAnotherMachine(ctx);
+  if (elsewhere) out.push(hostMismatchFinding(ctx));
   try {
     out.push(...(await guarded('healthy', 'Server reports healthy', () => checkHealth(ctx), [], out)));
     if (ctx.reachable) {
@@ -89,7 +93,7 @@ export async function runCheckpoint(
         out,
       );
       out.push(...proc.findings);
-      out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
+      if (!elsewhere) out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
       const layers = {
         live: ctx.live?.facts ?? {},
         process: proc.facts,
@@ -97,7 +101,10 @@ export async function runCheckpoint(
       };
       out.push(...checkConfig(ctx, layers));
       facts = mergeLayers(layers);
-      out.push(...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)));
+      if (!elsewhere)
+        out.push(
+          ...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)),
+        );
       if (plan.expect.smoke && ctx.healthy)
         out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, facts), [], out)));
       else if (plan.expect.smoke)
@@ -112,9 +119,11 @@ export async function runCheckpoint(
       }
     }
     out.push(...(await guarded('tools', 'Tools', () => checkTools(ctx), [], out)));
-    const gpus = await guarded('gpus', 'GPUs', () => checkGpus(ctx), { findings: [], topology: null }, out);
-    out.push(...gpus.findings);
-    topology = gpus.topology;
+    if (!elsewhere) {
+      const gpus = await guarded('gpus', 'GPUs', () => checkGpus(ctx), { findings: [], topology: null }, out);
+      out.push(...gpus.findings);
+      topology = gpus.topology;
+    }
     out.push(
       ...(await guarded(
         'results_dir',

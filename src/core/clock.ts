@@ -44,3 +44,22 @@ export function parseDurationS(input: string | number): number | null {
   }
   return consumed === s.length && consumed > 0 ? total : null;
 }
+
+/**
+ * Resolves after `ms`, or at once when `signal` aborts. The abort listener is removed when the timer
+ * fires, so a polling loop sharing one signal does not pile up listeners (MaxListenersExceededWarning).
+ */
+export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -28,6 +28,17 @@ describe('redaction', () => {
       'key <redacted> and <redacted>',
     );
     expect(redactString('nothing secret here')).toBe('nothing secret here');
+    expect(redactString('Authorization: Token 9f8e7d6c5b4a3210')).toBe('Authorization: Token <redacted>');
+    expect(redactString('Authorization: Basic dXNlcjpwYXNzd29yZA==')).toBe('Authorization: Basic <redacted>');
+  });
+
+  it('leaves ordinary words alone in stored error messages', () => {
+    const message =
+      'no token arrived within the first-token timeout (300 s); Token counts differ; basic request failed';
+    expect(redactString(message)).toBe(message);
+    expect(redactDeep({ error: { code: 'BG_E_TTFT_TIMEOUT', message } })).toEqual({
+      error: { code: 'BG_E_TTFT_TIMEOUT', message },
+    });
   });
 
   it('keeps configuration that merely mentions tokens and hides list-valued and nested keys', () => {

@@ -6,7 +6,14 @@ export const REDACTED = '<redacted>';
 
 const KEY_LIKE =
   /\b(sk-[A-Za-z0-9_-]{8,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|xox[abp]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)/g;
-const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
+/** An auth scheme's credential: any value after "Bearer" (a word prose does not use)... */
+const BEARER = /\b(Bearer)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
+/**
+ * ...but after "Basic" / "Token" only a value shaped like a credential (letters and digits, 8+ chars, or
+ * 20+ chars), so "no token arrived within the first-token timeout" stays as written.
+ */
+const SCHEME_CREDENTIAL =
+  /\b(Basic|Token)\s+(?=[A-Za-z0-9._~+/=-]*\d)(?=[A-Za-z0-9._~+/=-]*[A-Za-z])[A-Za-z0-9._~+/=-]{8,}|\b(Basic|Token)\s+[A-Za-z0-9._~+/=-]{20,}/gi;
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s:]+(:[^/@\s]*)?@/gi;
 const SECRET_QUERY = /([?&](?:api[_-]?key|key|token|access_token|auth|signature|sig)=)[^&#\s]+/gi;
 /** Key names that hold secrets (api_key, hf_token, Authorization, ...), not ones that merely mention tokens. */
@@ -28,6 +35,7 @@ export function redactString(s: string, secrets: readonly string[] = []): string
     .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
     .replace(SECRET_QUERY, `$1${REDACTED}`)
     .replace(BEARER, `$1 ${REDACTED}`)
+    .replace(SCHEME_CREDENTIAL, (_m, a: string | undefined, b: string | undefined) => `${a ?? b} ${REDACTED}`)
     .replace(KEY_LIKE, REDACTED);
 }
 

@@ -61,6 +61,7 @@ export function resolveConfig(plan: Plan, config: ConfigSpec, where: string): Re
       : config.launch.command;
   const argv = [...command, ...config.launch.args];
   const env = { ...config.launch.env };
+  // The plan's host is every config's default: launching, logs, processes and GPUs are all read there.
   const hostSpec = config.launch.host ?? plan.host;
   const graceS = parseDurationS(config.stop.grace) ?? 30;
   const readyTimeoutS = parseDurationS(config.ready_timeout) ?? 900;
@@ -68,6 +69,8 @@ export function resolveConfig(plan: Plan, config: ConfigSpec, where: string): Re
   const configPlan: Plan = {
     ...plan,
     name: `${plan.name ?? 'matrix'}/${config.name}`,
+    // so anything opening a host from this plan (checkpoint, drift check) reads the config's machine
+    host: hostSpec,
     target: { ...plan.target, url },
     expect: mergeExpect(plan.expect, config.expect),
     configs: undefined,

@@ -13,6 +13,8 @@ export interface LaunchedServer {
   proc: SpawnedProcess;
   log: LogTail;
   outputFile: string;
+  /** The process's start time (ISO, from /proc), recorded so a later --kill-leftovers can prove it is ours. */
+  startTime: string | null;
 }
 
 export async function launchServer(
@@ -22,6 +24,16 @@ export async function launchServer(
 ): Promise<LaunchedServer> {
   const log = new LogTail();
   const outputFile = join(configDir, SERVER_OUTPUT_FILE);
+  // A missing cwd makes spawn fail as "spawn <command> ENOENT", which blames the command: name the directory.
+  if (config.cwd !== undefined) {
+    const dir = await host.exec(['test', '-d', config.cwd], { timeoutMs: 15_000 }).catch(() => null);
+    if (dir && dir.code !== 0) {
+      throw new BenchgateError(
+        'BG_E_LAUNCH',
+        `config "${config.name}": the launch working directory ${config.cwd} (launch.cwd) does not exist on ${host.description}, or is not a directory.`,
+      );
+    }
+  }
   try {
     const proc = await host.spawn(config.argv, {
       env: config.env,
@@ -29,7 +41,8 @@ export async function launchServer(
       outputFile,
       onLine: log.push,
     });
-    return { proc, log, outputFile };
+    const startTime = (await host.processInfo(proc.pid).catch(() => null))?.startTime ?? null;
+    return { proc, log, outputFile, startTime };
   } catch (e) {
     const why = isBenchgateError(e) ? e.message : (e as Error).message;
     throw new BenchgateError(

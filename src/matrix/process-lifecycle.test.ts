@@ -10,6 +10,7 @@ import { type LaunchedServer, launchServer } from './launch.js';
 import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 import { tearDown } from './teardown.js';
+import { isAlive } from './test-support/matrix-fixtures.js';
 import { writeToyServer } from './test-support/toy-server.js';
 import { type ReadyOutcome, type WaitReadyOptions, waitForReady } from './wait-ready.js';
 
@@ -54,15 +55,6 @@ function untilReady(
   return waitForReady({ url: c.url, timeoutS: 10, exited: s.proc.exited, log: s.log, ...opts });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('launch, wait for ready and tear down a real process', () => {
   it('becomes ready, captures output into the config directory, and leaves no process behind', async () => {
     const c = await toyConfig('child');
@@ -74,7 +66,7 @@ describe('launch, wait for ready and tear down a real process', () => {
     const td = await tearDown(host, s.proc, { port: c.port, signal: 'SIGTERM', graceS: 1 });
     expect(td.clean).toBe(true);
     expect(await processGroupMembers(host, s.proc.pid)).toEqual([]);
-    expect(alive(s.proc.pid)).toBe(false);
+    expect(isAlive(s.proc.pid)).toBe(false);
     expect(await host.listeningPids(c.port)).toEqual([]);
     expect(await readFile(s.outputFile, 'utf8')).toContain('toy: listening');
   });
@@ -132,15 +124,16 @@ describe('leftovers holding the port', () => {
     const c = await toyConfig('ignore-term');
     const s = await launchServer(host, c, dir);
     expect((await untilReady(c, s)).kind).toBe('ready');
-    const report = await checkLeftovers(host, c.port, { kill: false, knownPids: [s.proc.pid] });
+    const launched = [{ pid: s.proc.pid, startTime: s.startTime }];
+    const report = await checkLeftovers(host, c.port, { kill: false, launched });
     expect(report.free).toBe(false);
     expect(report.holders.map((h) => h.pid)).toEqual([s.proc.pid]);
     expect(report.message).toContain(`PID ${s.proc.pid} (launched by an earlier benchgate run)`);
-    const killed = await checkLeftovers(host, c.port, { kill: true, graceMs: 300 });
+    const killed = await checkLeftovers(host, c.port, { kill: true, graceMs: 300, launched });
     expect(killed.free).toBe(true);
     expect(killed.killed).toEqual([s.proc.pid]);
     await s.proc.exited;
-    expect(alive(s.proc.pid)).toBe(false);
+    expect(isAlive(s.proc.pid)).toBe(false);
   });
 });
 
@@ -152,10 +145,11 @@ describe('leftovers of a previous launch that do not hold the port', () => {
     // the server itself dies; its SIGTERM-ignoring child stays behind in the group
     process.kill(s.proc.pid, 'SIGKILL');
     await s.proc.exited;
-    const seen = await checkPreviousGroup(host, s.proc.pid, { kill: false });
+    const previous = { pid: s.proc.pid, startTime: s.startTime };
+    const seen = await checkPreviousGroup(host, previous, { kill: false });
     expect(seen.pids.length).toBe(1);
     expect(seen.message).toContain('toy-child-marker');
-    const ended = await checkPreviousGroup(host, s.proc.pid, { kill: true });
+    const ended = await checkPreviousGroup(host, previous, { kill: true });
     expect(ended.killed).toBe(true);
     expect(await processGroupMembers(host, s.proc.pid)).toEqual([]);
   });

@@ -36,16 +36,5 @@ export async function signalPids(
   await host.exec(['kill', `-${signal}`, ...pids.map(String)], { timeoutMs: 10_000 });
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Kept under its old name for the matrix modules; one implementation in core/clock.ts. */
+export { sleepMs as sleep } from '../core/clock.js';

@@ -308,7 +308,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     try {
       leftovers = await checkLeftovers(host, config.port, {
         kill: ctx.killLeftovers ?? false,
-        knownPids: st.lastPid ? [st.lastPid] : [],
+        launched: st.lastPid ? [{ pid: st.lastPid, startTime: st.lastStartTime ?? null }] : [],
       });
     } catch (e) {
       fail(
@@ -318,7 +318,11 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       );
     }
     if (leftovers.message) log(`  ${leftovers.message}`);
-    const group = await checkPreviousGroup(host, st.lastPid, { kill: ctx.killLeftovers ?? false });
+    const group = await checkPreviousGroup(
+      host,
+      st.lastPid ? { pid: st.lastPid, startTime: st.lastStartTime ?? null } : null,
+      { kill: ctx.killLeftovers ?? false },
+    );
     if (group.message) log(`  ${group.message}`);
     if (group.pids.length > 0 && !group.killed) warnings.push(group.message ?? '');
     if (!leftovers.free) {
@@ -336,6 +340,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       fail('launch', isBenchgateError(e) ? e.code : 'BG_E_LAUNCH', (e as Error).message);
     }
     st.lastPid = server.proc.pid;
+    st.lastStartTime = server.startTime;
     await save();
 
     // 2. Ready.

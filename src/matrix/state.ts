@@ -31,6 +31,8 @@ export interface ConfigState {
   completedLevels: number[];
   /** PID (= process group id) of the most recent launch, kept so leftovers can be recognised later. */
   lastPid: number | null;
+  /** Start time (ISO) of that launch's process: a PID alone may have been reused by a stranger. */
+  lastStartTime?: string | null;
   failure: ConfigFailure | null;
   /** Levels thrown away because the configuration changed (kept on disk under superseded/). */
   supersededRuns: string[];

@@ -230,7 +230,29 @@ describe('loadPlanFile: files that are not plans', () => {
     const path = await planFile('dup.yaml', 'output: a\noutput: b\n');
     const e = await failure(() => loadPlanFile(path));
     expect(e.message).toBe(`plan ${path} is not valid YAML at line 2, column 1`);
-    expect(e.details).toEqual([`${path}:2:1 Map keys must be unique`]);
+    expect(e.details).toEqual([
+      `${path}:2:1 key "output" is given twice; each key may appear once (the second would silently win)`,
+    ]);
+  });
+
+  it('names a nested duplicate key with its enclosing keys', async () => {
+    const path = await planFile('dup2.yaml', 'target:\n  url: http://a:1\n  url: http://b:1\n');
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.details[0]).toContain(`${path}:3:3 key "target.url" is given twice`);
+  });
+
+  it('refuses YAML tags that other loaders turn into objects or code', async () => {
+    const path = await planFile(
+      'tags.yaml',
+      'name: !!python/object/apply:os.system ["id"]\noutput: !custom results\nload: { levels: [!!int 1] }\nworkload: { dataset: !!binary aGVsbG8= }\n',
+    );
+    const e = await failure(() => loadPlanFile(path));
+    expect(e.code).toBe('BG_E_PLAN_INVALID');
+    expect(e.details).toEqual([
+      `${path}:1:7 YAML tag !!python/object/apply:os.system is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
+      `${path}:2:9 YAML tag !custom is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
+      `${path}:4:22 YAML tag !!binary is not allowed in a plan; write a plain value (string, number, boolean, list or mapping)`,
+    ]);
   });
 
   it('rejects several YAML documents in one file', async () => {
@@ -320,10 +342,11 @@ describe('resolvePlan (plans built from flags)', () => {
       }
       throw new Error('expected an error');
     })();
-    expect(e.message).toBe('plan from command line is invalid: 3 errors');
+    expect(e.message).toBe('plan from command line is invalid: 4 errors');
     expect(e.details).toEqual([
       'command line --concurrency (load.levels[0]): must be > 0',
       'command line percentiles[0]: must be < 100',
+      'command line output: expected a directory path, found an empty string',
       'command line --concurrency (load.levels[1]): a concurrency level is a whole number of requests in flight, found 1.5 (for requests/s use kind: rate)',
     ]);
   });
@@ -362,5 +385,66 @@ describe('files a plan names', () => {
     await writeFile(plan, 'workload: { dataset: random }\n');
     expect((await loadPlanFile(plan)).workload.dataset).toBe('random');
     await rm(dir, { recursive: true });
+  });
+});
+
+describe('parsePlanText: values that are well-formed but unusable', () => {
+  it('rejects non-http(s) target and config URLs, naming the scheme', () => {
+    const text =
+      'target: { url: "ftp://127.0.0.1:21" }\nconfigs:\n  - name: a\n    url: "file:///etc/passwd"\n';
+    const e = (() => {
+      try {
+        parsePlanText(text, 'p.yaml');
+      } catch (x) {
+        return x as BenchgateError;
+      }
+      throw new Error('accepted');
+    })();
+    expect(e.details).toEqual([
+      'p.yaml:1:16 target.url: expected an http:// or https:// URL, found ftp://',
+      'p.yaml:4:10 configs[0].url: expected an http:// or https:// URL, found file://',
+    ]);
+  });
+
+  it('rejects invalid regular expressions at validation, before any server is contacted', () => {
+    const text = [
+      'expect:',
+      '  config:',
+      '    speculative.algorithm: { regex: "EAGLE(3" }',
+      '  logs:',
+      '    - { path: /tmp/x.log, regex: ["ok", "[unclosed"] }',
+      'gpus: { model: "/H100(/" }',
+      'configs:',
+      '  - name: a',
+      '    expect: { logs: [ { path: /tmp/y.log, regex: "*bad" } ] }',
+    ].join('\n');
+    let e: BenchgateError | null = null;
+    try {
+      parsePlanText(text, 'p.yaml');
+    } catch (x) {
+      e = x as BenchgateError;
+    }
+    expect(e?.code).toBe('BG_E_PLAN_INVALID');
+    expect(e?.details).toEqual([
+      expect.stringMatching(
+        /^p\.yaml:3:37 expect\.config\["speculative\.algorithm"\]\.regex: invalid regular expression: \/EAGLE\(3\/: Unterminated group$/,
+      ),
+      expect.stringMatching(/^p\.yaml:5:41 expect\.logs\[0\]\.regex\[1\]: invalid regular expression: /),
+      expect.stringMatching(/^p\.yaml:6:16 gpus\.model: /),
+      expect.stringMatching(
+        /^p\.yaml:9:50 configs\[0\]\.expect\.logs\[0\]\.regex: invalid regular expression: /,
+      ),
+    ]);
+  });
+
+  it('rejects an empty output directory', () => {
+    expect(() => parsePlanText("output: ''\n", 'p.yaml')).toThrow(BenchgateError);
+    try {
+      parsePlanText("output: ''\n", 'p.yaml');
+    } catch (x) {
+      expect((x as BenchgateError).details).toEqual([
+        'p.yaml:1:9 output: expected a directory path, found an empty string',
+      ]);
+    }
   });
 });

@@ -2,15 +2,17 @@
 // located as file:line:col and key, all at once; or from an object built from command-line flags, with
 // errors naming the flag. Schema shapes come from schema.ts; cross-key rules from semantic-checks.ts.
 
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { BenchgateError } from '../core/errors.js';
 import { formatPlanPath, type PlanProblem } from './problem.js';
+import { limitProblems, MAX_PLAN_BYTES } from './process-limits.js';
 import { type Plan, type PlanInput, planSchema } from './schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { semanticProblems } from './semantic-checks.js';
 import { problemOffset } from './source-positions.js';
+import { duplicateKeyAt, tagProblems } from './yaml-safety.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -18,13 +20,31 @@ function plural(n: number, word: string): string {
 
 /** Schema and cross-key problems of a raw plan object, schema ones first. */
 export function planProblems(raw: unknown): PlanProblem[] {
-  return [...schemaProblems(raw), ...semanticProblems(raw)];
+  return [...schemaProblems(raw), ...semanticProblems(raw), ...limitProblems(raw)];
+}
+
+/** At most this many problems are listed; a generated plan can have millions. */
+const MAX_DETAILS = 100;
+
+function capped(lines: string[]): string[] {
+  if (lines.length <= MAX_DETAILS) return lines;
+  return [...lines.slice(0, MAX_DETAILS), `(${lines.length - MAX_DETAILS} more errors not shown)`];
+}
+
+function tooLarge(file: string, bytes: number): BenchgateError {
+  return new BenchgateError(
+    'BG_E_PLAN_INVALID',
+    `plan ${file} is ${(bytes / 1024 / 1024).toFixed(1)} MiB; a plan may be at most ${MAX_PLAN_BYTES / 1024 / 1024} MiB (put prompts in a dataset file)`,
+  );
 }
 
 async function readPlanText(file: string): Promise<string> {
   try {
+    const size = (await stat(file)).size;
+    if (size > MAX_PLAN_BYTES) throw tooLarge(file, size);
     return await readFile(file, 'utf8');
   } catch (e) {
+    if (e instanceof BenchgateError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const found =
       code === 'ENOENT'
@@ -44,16 +64,27 @@ async function readPlanText(file: string): Promise<string> {
 
 /** Parses and validates plan text; `file` names the source in every message. */
 export function parsePlanText(text: string, file: string): Plan {
+  if (text.length > MAX_PLAN_BYTES) throw tooLarge(file, Buffer.byteLength(text));
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text.replace(/^\uFEFF/, ''), {
+  const source = text.replace(/^\uFEFF/, '');
+  const doc = parseDocument(source, {
     lineCounter,
     prettyErrors: false,
     uniqueKeys: true,
   });
+  const located = (offset: number, message: string) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col, text: `${file}:${line}:${col} ${message}` };
+  };
   const syntax = doc.errors.map((err) => {
-    const { line, col } = lineCounter.linePos(err.pos[0]);
-    return { line, col, text: `${file}:${line}:${col} ${err.message.split('\n')[0]}` };
+    const key = err.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, err.pos[0]) : null;
+    const message = key
+      ? `key "${key}" is given twice; each key may appear once (the second would silently win)`
+      : err.message.split('\n')[0]!;
+    return located(err.pos[0], message);
   });
+  syntax.push(...tagProblems(doc, source).map((p) => located(p.offset, p.message)));
+  syntax.sort((a, b) => a.line - b.line || a.col - b.col);
   let raw: unknown;
   if (syntax.length === 0) {
     try {
@@ -86,10 +117,12 @@ export function parsePlanText(text: string, file: string): Plan {
       'BG_E_PLAN_INVALID',
       `plan ${file} is invalid: ${plural(problems.length, 'error')}`,
       {
-        details: located.map(({ p, offset }) => {
-          const { line, col } = lineCounter.linePos(offset);
-          return `${file}:${line}:${col} ${formatPlanPath(p.path)}: ${p.message}`;
-        }),
+        details: capped(
+          located.map(({ p, offset }) => {
+            const { line, col } = lineCounter.linePos(offset);
+            return `${file}:${line}:${col} ${formatPlanPath(p.path)}: ${p.message}`;
+          }),
+        ),
       },
     );
   }
@@ -139,11 +172,13 @@ export function resolvePlan(input: PlanInput, source: string, opts: ResolvePlanO
       'BG_E_PLAN_INVALID',
       `plan from ${source} is invalid: ${plural(problems.length, 'error')}`,
       {
-        details: problems.map((p) => {
-          const key = formatPlanPath(p.path);
-          const flag = opts.flags ? flagFor(p, opts.flags) : null;
-          return `${source} ${flag ? `${flag} (${key})` : key}: ${p.message}`;
-        }),
+        details: capped(
+          problems.map((p) => {
+            const key = formatPlanPath(p.path);
+            const flag = opts.flags ? flagFor(p, opts.flags) : null;
+            return `${source} ${flag ? `${flag} (${key})` : key}: ${p.message}`;
+          }),
+        ),
       },
     );
   }

@@ -288,9 +288,12 @@ export const gpusSchema = z
   .strict()
   .describe('What the host GPUs must look like before the run.');
 
-export const hostSchema = z
+/** A host value without a default: a config's launch.host must not default to "local" (it inherits the plan's). */
+const hostSpecSchema = z
   .string()
-  .regex(/^(local|ssh:\/\/([^@/\s]+@)?[^:/\s]+(:\d+)?)$/, 'either "local" or ssh://user@host:port')
+  .regex(/^(local|ssh:\/\/([^@/\s]+@)?[^:/\s]+(:\d+)?)$/, 'either "local" or ssh://user@host:port');
+
+export const hostSchema = hostSpecSchema
   .default('local')
   .describe('Where server commands run and files are read: "local" or ssh://user@host:port.');
 
@@ -305,7 +308,9 @@ export const launchSchema = z
       .default({})
       .describe('Extra environment variables for the server process.'),
     cwd: z.string().optional().describe('Working directory of the server process.'),
-    host: hostSchema.optional(),
+    host: hostSpecSchema
+      .optional()
+      .describe("Where this config's server runs and its checks read; default: the plan's host."),
   })
   .strict()
   .describe("How to start this configuration's server.");
@@ -354,7 +359,11 @@ export const planSchema = z
       .array(z.number().gt(0).lt(100))
       .default([50, 90, 95, 99])
       .describe('Latency percentiles to report (linear interpolation), each within (0, 100).'),
-    output: z.string().default('results').describe('Results directory; each run gets <output>/<run-id>/.'),
+    output: z
+      .string()
+      .regex(/\S/, 'a directory path, found an empty string')
+      .default('results')
+      .describe('Results directory; each run gets <output>/<run-id>/.'),
     host: hostSchema,
     expect: expectSchema.prefault({}),
     tools: z.array(toolSchema).default([]).describe('Tools the run depends on, checked before load.'),

@@ -122,8 +122,22 @@ function urlCarriesSecret(url: string): boolean {
   }
 }
 
+/** The URL's scheme when it is not http or https (ftp:, file:, ws: ...), else null. */
+function foreignScheme(url: string): string | null {
+  try {
+    const p = new URL(url).protocol;
+    return p === 'http:' || p === 'https:' ? null : p;
+  } catch {
+    return null; // not a URL at all: the schema reports it
+  }
+}
+
 function urlProblems(url: unknown, path: PlanPath): PlanProblem[] {
-  if (typeof url !== 'string' || !urlCarriesSecret(url)) return [];
+  if (typeof url !== 'string') return [];
+  const scheme = foreignScheme(url);
+  if (scheme)
+    return [{ path, message: `expected an http:// or https:// URL, found ${scheme}//`, anchor: 'value' }];
+  if (!urlCarriesSecret(url)) return [];
   // Never echo the URL: it holds the secret.
   return [
     {
@@ -160,6 +174,51 @@ function targetProblems(target: Raw): PlanProblem[] {
   return out;
 }
 
+/** The problem with one regular expression, or null when it compiles (as the checks compile it: no flags). */
+function regexProblem(source: unknown, path: PlanPath): PlanProblem[] {
+  if (typeof source !== 'string') return [];
+  try {
+    new RegExp(source);
+    return [];
+  } catch (e) {
+    const why = (e as Error).message.replace(/^Invalid regular expression: /, '');
+    return [{ path, message: `invalid regular expression: ${why}`, anchor: 'value' }];
+  }
+}
+
+/** Regexes of config expectations ({ regex }) and log assertions (regex: one or a list). */
+function expectRegexProblems(expect: Raw, base: PlanPath): PlanProblem[] {
+  const out: PlanProblem[] = [];
+  for (const [key, e] of Object.entries(asMap(expect.config) ?? {})) {
+    const op = asMap(e);
+    if (op && 'regex' in op) out.push(...regexProblem(op.regex, [...base, 'config', key, 'regex']));
+  }
+  if (Array.isArray(expect.logs)) {
+    expect.logs.forEach((l, i) => {
+      const r = asMap(l)?.regex;
+      const at: PlanPath = [...base, 'logs', i, 'regex'];
+      if (!Array.isArray(r)) out.push(...regexProblem(r, at));
+      else
+        r.forEach((x, j) => {
+          out.push(...regexProblem(x, [...at, j]));
+        });
+    });
+  }
+  return out;
+}
+
+/** gpus.model written as /regex/flags is compiled by the GPU check; a plain substring is not a regex. */
+function gpuModelProblems(gpus: Raw): PlanProblem[] {
+  const m = typeof gpus.model === 'string' ? /^\/(.*)\/([a-z]*)$/.exec(gpus.model) : null;
+  if (!m) return [];
+  try {
+    new RegExp(m[1]!, m[2]);
+    return [];
+  } catch (e) {
+    return [{ path: ['gpus', 'model'], message: (e as Error).message, anchor: 'value' }];
+  }
+}
+
 /** Every cross-key problem of a raw plan object. */
 export function semanticProblems(raw: unknown): PlanProblem[] {
   const plan = asMap(raw);
@@ -187,5 +246,15 @@ export function semanticProblems(raw: unknown): PlanProblem[] {
     if (names.length === plan.varies.length) out.push(...duplicates(names, ['varies'], (k) => `key "${k}"`));
   }
   if (Array.isArray(plan.configs)) out.push(...configProblems(plan.configs));
+  const expect = asMap(plan.expect);
+  if (expect) out.push(...expectRegexProblems(expect, ['expect']));
+  if (Array.isArray(plan.configs)) {
+    plan.configs.forEach((c, i) => {
+      const own = asMap(asMap(c)?.expect);
+      if (own) out.push(...expectRegexProblems(own, ['configs', i, 'expect']));
+    });
+  }
+  const gpus = asMap(plan.gpus);
+  if (gpus) out.push(...gpuModelProblems(gpus));
   return out;
 }

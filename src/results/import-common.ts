@@ -2,7 +2,7 @@
 // keys into a LevelSummary, rebuilding request records from its per-request details, and writing the
 // result as a run directory.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
@@ -40,6 +40,17 @@ export function looksLikeSglang(o: Obj): boolean {
   );
 }
 
+/** Smallest and largest of a list of any length (Math.min(...xs) overflows the call stack near 100k items). */
+export function extent(xs: readonly number[]): { min: number; max: number } {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const x of xs) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  return xs.length ? { min, max } : { min: Number.NaN, max: Number.NaN };
+}
+
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 export const numArray = (v: unknown): number[] | null =>
   Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
@@ -62,13 +73,13 @@ export function distFromKeys(
     const n = num(v);
     if (m && n !== null) percentiles[`p${m[1]}`] = n;
   }
-  const finite = perRequest?.filter((x) => Number.isFinite(x)) ?? [];
+  const range = extent(perRequest?.filter((x) => Number.isFinite(x)) ?? []);
   return {
     count,
     mean: mean ?? Number.NaN,
     std: num(o[`std_${metric}_ms`]) ?? Number.NaN,
-    min: finite.length ? Math.min(...finite) : Number.NaN,
-    max: finite.length ? Math.max(...finite) : Number.NaN,
+    min: range.min,
+    max: range.max,
     percentiles,
   };
 }
@@ -132,11 +143,12 @@ export function levelSummaryFrom(f: LevelFacts): LevelSummary {
 
 /**
  * Request records rebuilt from per-request details (seconds): send at `startS` (0 when unknown), first token
- * after `ttftS`, then one chunk per ITL gap; the output token count is spread over the chunks.
+ * after `ttftS`, then one chunk per ITL gap; the output token count is spread over the chunks. Appended to
+ * `out` (ids continue from its length).
  */
-export function recordsFromDetails(
+export function appendRecordsFromDetails(
+  out: RequestRecord[],
   levelIndex: number,
-  firstId: number,
   d: {
     ttftsS: number[];
     itlsS: number[][];
@@ -146,9 +158,9 @@ export function recordsFromDetails(
     startsS: number[] | null;
     latenciesS: number[] | null;
   },
-): RequestRecord[] {
-  const out: RequestRecord[] = [];
-  const t0 = d.startsS?.length ? Math.min(...d.startsS) : 0;
+): void {
+  const firstId = out.length;
+  const t0 = d.startsS?.length ? extent(d.startsS).min : 0;
   for (let i = 0; i < d.ttftsS.length; i++) {
     const err = d.errors?.[i] ?? '';
     const sentMs = d.startsS ? (d.startsS[i] - t0) * 1000 : 0;
@@ -188,7 +200,6 @@ export function recordsFromDetails(
         : { code: 'BG_E_HTTP_STATUS', message: `imported failure: ${err.slice(0, 200) || 'no tokens'}` },
     });
   }
-  return out;
 }
 
 export function importManifest(opts: {
@@ -263,6 +274,19 @@ export function importError(file: string, expected: string, found: string): Benc
   return new BenchgateError('BG_E_IMPORT', `Expected ${expected} in ${file}; ${found}.`);
 }
 
+/** One JSON line per item, written in batches: a single joined string has a size limit (~512 MB). */
+async function writeLines(path: string, items: readonly unknown[]): Promise<void> {
+  const out = await open(path, 'w');
+  try {
+    for (let i = 0; i < items.length; i += 10_000) {
+      const batch = items.slice(i, i + 10_000).map((r) => `${JSON.stringify(r)}\n`);
+      await out.write(batch.join(''));
+    }
+  } finally {
+    await out.close();
+  }
+}
+
 /** Writes an imported run as <outRoot>/<runId>/ (manifest, summary, level files, requests). Returns the directory. */
 export async function writeImportedRun(outRoot: string, run: ImportedRun): Promise<string> {
   const dir = join(outRoot, run.manifest.runId);
@@ -271,10 +295,7 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
     writeJsonAtomic(join(dir, MANIFEST_FILE), run.manifest);
     for (const l of run.summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
     writeJsonAtomic(join(dir, SUMMARY_FILE), run.summary);
-    await writeFile(
-      join(dir, REQUESTS_FILE),
-      run.records.map((r) => JSON.stringify(r)).join('\n') + (run.records.length ? '\n' : ''),
-    );
+    await writeLines(join(dir, REQUESTS_FILE), run.records);
   } catch (e) {
     throw new BenchgateError(
       'BG_E_RUN_DIR',

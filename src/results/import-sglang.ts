@@ -5,6 +5,7 @@
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
+  appendRecordsFromDetails,
   assembleImportedRun,
   defaultImportName,
   distFromKeys,
@@ -15,7 +16,6 @@ import {
   num,
   numArray,
   type Obj,
-  recordsFromDetails,
 } from './import-common.js';
 
 export const SGLANG_DEFINITIONS =
@@ -148,17 +148,16 @@ export function importSglang(
       }),
     );
     if (ttfts && itls && outputLens) {
-      records.push(
-        ...recordsFromDetails(levelIndex, records.length, {
-          ttftsS: ttfts,
-          itlsS: itls,
-          outputLens,
-          inputLens,
-          errors,
-          startsS: null,
-          latenciesS: null,
-        }),
-      );
+      // appended one by one: push(...records) overflows the call stack near 100k requests
+      appendRecordsFromDetails(records, levelIndex, {
+        ttftsS: ttfts,
+        itlsS: itls,
+        outputLens,
+        inputLens,
+        errors,
+        startsS: null,
+        latenciesS: null,
+      });
     }
   }
   const first = objs[0].o;

@@ -5,6 +5,7 @@
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
+  appendRecordsFromDetails,
   assembleImportedRun,
   defaultImportName,
   distFromKeys,
@@ -15,7 +16,6 @@ import {
   num,
   numArray,
   type Obj,
-  recordsFromDetails,
 } from './import-common.js';
 
 export const VLLM_DEFINITIONS =
@@ -141,17 +141,16 @@ export function importVllm(
       }),
     );
     if (ttfts && itls && outputLens) {
-      records.push(
-        ...recordsFromDetails(i, records.length, {
-          ttftsS: ttfts,
-          itlsS: itls,
-          outputLens,
-          inputLens: numArray(o.input_lens),
-          errors,
-          startsS: numArray(o.start_times),
-          latenciesS: latencies,
-        }),
-      );
+      // appended one by one: push(...records) overflows the call stack near 100k requests
+      appendRecordsFromDetails(records, i, {
+        ttftsS: ttfts,
+        itlsS: itls,
+        outputLens,
+        inputLens: numArray(o.input_lens),
+        errors,
+        startsS: numArray(o.start_times),
+        latenciesS: latencies,
+      });
     }
   });
   const first = objs[0];

@@ -75,3 +75,30 @@ describe('leftover processes', () => {
     expect(f.evidence.some((e) => e.excerpt.startsWith('Z'))).toBe(true);
   });
 });
+
+describe('what counts as another inference server', () => {
+  it('counts a running server but not a build job or compiler that names one', async () => {
+    const idle = ['-e', 'setInterval(() => {}, 1000)', '--'];
+    // argv0 is what ps shows first: a cmake build of llama-server, a compiler writing it, a real server
+    const build = spawn(process.execPath, [...idle, '--build', '.', '--target', 'llama-server'], {
+      argv0: 'cmake',
+    });
+    const compile = spawn(process.execPath, [...idle, '-o', 'bin/llama-server', 'server.cpp'], {
+      argv0: '/usr/bin/c++',
+    });
+    const server = spawn(process.execPath, [...idle, '-m', 'sglang.launch_server', '--port', '1'], {
+      argv0: 'python3',
+    });
+    started.push(build, compile, server);
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    // `found` lists every other server's PID (evidence keeps only the first five)
+    const listed = (text: string | undefined, pid: number | undefined) =>
+      new RegExp(`\\b${pid}\\b`).test(text ?? '');
+    const f = await until(async () => {
+      const [x] = await checkLeftovers(ctx);
+      return listed(x.found, server.pid) ? x : null;
+    }, 'the server to be seen');
+    expect(listed(f.found, build.pid)).toBe(false);
+    expect(listed(f.found, compile.pid)).toBe(false);
+  });
+});

@@ -1,13 +1,31 @@
 // Leftover processes: another process (outside the server's tree) listening on the target port,
-// defunct (zombie) children of the server, and other inference servers still running on the host.
+// defunct (zombie) children of the server, and other inference servers still running on the host
+// (running servers only: build jobs and compilers naming a server binary do not count).
 
 import { ADAPTERS } from '../../engines/index.js';
 import { processTree, readProcessTable } from '../../hosts/process-table.js';
 import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
 
-/** A command line of an inference server benchgate knows how to talk to (each adapter says how it looks). */
-function isServerCommand(args: string): boolean {
+/**
+ * Build tools, compilers and linkers: `cmake --build . --target llama-server`, `make llama-server` or
+ * `c++ -o bin/llama-server` name a server without being one.
+ */
+const BUILD_TOOL =
+  /^(cmake|ctest|g?make|ninja|meson|bazel|cargo|rustc|ccache|sccache|distcc|cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cc1|cc1plus|collect2|nvcc|cicc|ptxas|ld|ld\.\w+|as|ar|ranlib)(-[\d.]+)?$/;
+
+/** The executable's file name: the first word of a ps command line. */
+function executableName(args: string): string {
+  const first = args.trimStart().split(/\s+/, 1)[0] ?? '';
+  return first.slice(first.lastIndexOf('/') + 1);
+}
+
+/**
+ * A command line of a running inference server benchgate knows how to talk to (each adapter says how it
+ * looks), and not a build job or compiler that merely names one.
+ */
+export function isServerCommand(args: string): boolean {
+  if (BUILD_TOOL.test(executableName(args))) return false;
   return Object.values(ADAPTERS).some((a) => a.serverCommand?.test(args));
 }
 

@@ -91,3 +91,13 @@ export async function pidsWithMarker(marker: string): Promise<number[]> {
   }
   return out;
 }
+
+/** True while a process with this PID exists (signal 0 probes without signalling). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
