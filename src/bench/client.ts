@@ -10,6 +10,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { destroyAgents, preconnect, streamRequest } from '../client/stream-request.js';
+import { planDefaultTimeouts } from '../client/test-support/timeouts.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
 import type { RequestRecord } from '../records/request-record.js';
@@ -75,6 +76,7 @@ async function closedLoop(
         warmup: false,
         scheduledAtMs: a.scheduledAtMs,
         requestedOutputTokens: maxTokens,
+        timeouts: planDefaultTimeouts(),
         signal: a.signal,
         agent,
       }),
@@ -308,7 +310,7 @@ async function accuracy(): Promise<void> {
       };
     for (const c of [1, 16, 64]) {
       const requests = Math.max(16, 2 * c);
-      await preconnect(url, c);
+      await preconnect(url, c, planDefaultTimeouts().connectMs);
       await closedLoop(url, Math.min(c, 4), 4, built, maxTokens, () => {});
       const seen = (await truthNow()).requests.length;
       const recs: RequestRecord[] = [];
