@@ -1,6 +1,6 @@
 // The hot path's entry: one streaming HTTP request becomes one RequestRecord. Plain-http targets go
-// over the raw-socket keep-alive pool (transport-raw.ts) by default, https over undici, and a
-// caller's own agent over node:http; the record-keeping is stream-run.ts's.
+// over the raw-socket keep-alive pool (transport-raw.ts), https and a caller's own agent over
+// node:http, and undici when asked (benchmarks); the record-keeping is stream-run.ts's.
 // Every target failure ends as a record with a stable error code; only an unsendable plan header
 // (a user mistake, caught before any byte is sent) rejects the promise, as a plan error.
 
@@ -43,7 +43,7 @@ export interface StreamRequestOptions {
   signal?: AbortSignal;
   /** Sends over node:http with this agent. */
   agent?: http.Agent;
-  /** Transport override (benchmarks); default raw for http, undici for https, node-http with `agent`. */
+  /** Transport override (benchmarks); default raw for http, node-http for https or with `agent`. */
   transport?: TransportName;
   /** Cap on one SSE event in bytes (default 1 MiB); a bigger event fails with BG_E_SSE_EVENT_TOO_LARGE. */
   maxEventBytes?: number;
@@ -110,7 +110,7 @@ function newRecord(opts: StreamRequestOptions): RequestRecord {
 
 function prepare(opts: StreamRequestOptions, spec: SendSpec, run: StreamRun): Send {
   const which: TransportName =
-    opts.transport ?? (opts.agent ? 'node-http' : spec.url.protocol === 'http:' ? 'raw' : 'undici');
+    opts.transport ?? (opts.agent === undefined && spec.url.protocol === 'http:' ? 'raw' : 'node-http');
   if (which === 'raw') return prepareRaw(spec, run);
   if (which === 'undici') return prepareUndici(spec, run);
   return prepareNodeHttp(spec, run, opts.agent ?? keepAliveAgent(opts.baseUrl));

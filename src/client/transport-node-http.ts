@@ -1,4 +1,4 @@
-// node:http(s) transport: https targets (when not sent over undici) and callers that bring their own
+// node:http(s) transport: https targets and callers that bring their own
 // agent; also the keep-alive agents the small JSON helpers (post-json.ts) share.
 
 import http from 'node:http';
