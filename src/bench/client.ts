@@ -8,7 +8,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { destroyAgents, preconnect, streamRequest, timeoutsFromPlan } from '../client/stream-request.js';
+import {
+  destroyAgents,
+  loadUndiciTransport,
+  preconnect,
+  streamRequest,
+  timeoutsFromPlan,
+} from '../client/stream-request.js';
 import type { TransportName } from '../client/transport.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
@@ -392,6 +398,7 @@ async function accuracy(): Promise<void> {
   }
 }
 
+await loadUndiciTransport();
 const which = process.argv[2] ?? 'all';
 console.log(
   `benchgate bench:client — node ${process.version}, ${process.platform}/${process.arch}; load average ${(

@@ -14,7 +14,6 @@ import { DEFAULT_MAX_EVENT_BYTES, StreamRun, type StreamTimeouts } from './strea
 import type { Send, SendSpec, TransportName } from './transport.js';
 import { destroyNodeAgents, keepAliveAgent, prepareNodeHttp } from './transport-node-http.js';
 import { poolForUrl, prepareRaw } from './transport-raw.js';
-import { destroyUndiciPools, prepareUndici } from './transport-undici.js';
 import { joinUrl } from './url.js';
 
 export { distributeTotal } from './distribute-total.js';
@@ -64,11 +63,19 @@ export function timeoutsFromPlan(t: {
   };
 }
 
+/** The undici transport, loaded on demand: importing undici costs every CLI command startup time. */
+let undiciTransport: typeof import('./transport-undici.js') | null = null;
+
+/** Loads the undici transport; call once before sending with `transport: 'undici'`. */
+export async function loadUndiciTransport(): Promise<void> {
+  undiciTransport ??= await import('./transport-undici.js');
+}
+
 /** Closes every kept-alive connection of every transport (end of a run or command). */
 export function destroyAgents(): void {
   destroyNodeAgents();
   destroyPools();
-  destroyUndiciPools();
+  undiciTransport?.destroyUndiciPools();
 }
 
 /**
@@ -112,7 +119,10 @@ function prepare(opts: StreamRequestOptions, spec: SendSpec, run: StreamRun): Se
   const which: TransportName =
     opts.transport ?? (opts.agent === undefined && spec.url.protocol === 'http:' ? 'raw' : 'node-http');
   if (which === 'raw') return prepareRaw(spec, run);
-  if (which === 'undici') return prepareUndici(spec, run);
+  if (which === 'undici') {
+    if (undiciTransport === null) throw new Error('the undici transport is not loaded (loadUndiciTransport)');
+    return undiciTransport.prepareUndici(spec, run);
+  }
   return prepareNodeHttp(spec, run, opts.agent ?? keepAliveAgent(opts.baseUrl));
 }
 

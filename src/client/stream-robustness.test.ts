@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchgateError } from '../core/errors.js';
 import type { BuiltRequest } from '../engines/types.js';
-import { destroyAgents, streamRequest } from './stream-request.js';
+import { destroyAgents, loadUndiciTransport, streamRequest } from './stream-request.js';
 import {
   completionChunk,
   type ScriptedServer,
@@ -40,6 +40,7 @@ const send = (path: string, extra: Partial<Parameters<typeof streamRequest>[0]>)
   });
 
 beforeAll(async () => {
+  await loadUndiciTransport();
   srv = await startScriptedServer({
     '/ok': sse([completionChunk('a'), completionChunk('b', {}, 'length'), '[DONE]']),
     // llama.cpp llama-server when the model's output is not valid UTF-8: an error event, no [DONE]
