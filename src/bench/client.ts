@@ -5,14 +5,24 @@
 // against the simulator's `fixed` profile (server-side truth from GET /_sim/requests), also in another process.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { destroyAgents, preconnect, streamRequest } from '../client/stream-request.js';
+import {
+  destroyAgents,
+  loadUndiciTransport,
+  preconnect,
+  streamRequest,
+  timeoutsFromPlan,
+} from '../client/stream-request.js';
+import type { TransportName } from '../client/transport.js';
 import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
+import { targetSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+
+/** The plan's default request timeouts (their one home is the plan schema). */
+const TIMEOUTS = timeoutsFromPlan(targetSchema.shape.timeouts.parse(undefined));
 
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
@@ -50,7 +60,7 @@ async function closedLoop(
   built: BuiltRequest,
   maxTokens: number,
   sink: (r: RequestRecord) => void,
-  agent?: http.Agent,
+  transport: TransportName = 'raw',
 ): Promise<number> {
   const origin = performance.now();
   let id = 0;
@@ -75,8 +85,9 @@ async function closedLoop(
         warmup: false,
         scheduledAtMs: a.scheduledAtMs,
         requestedOutputTokens: maxTokens,
+        timeouts: TIMEOUTS,
         signal: a.signal,
-        agent,
+        transport,
       }),
     onRecord: sink,
   });
@@ -156,10 +167,10 @@ async function measure(
   c: number,
   requests: number,
   maxTokens: number,
-  agent?: http.Agent,
+  transport: TransportName,
 ): Promise<ClientRun> {
   const built = request(maxTokens);
-  await closedLoop(url, c, c, built, maxTokens, () => {}, agent); // open the connections, warm the JIT
+  await closedLoop(url, c, c, built, maxTokens, () => {}, transport); // open the connections, warm the JIT
   global.gc?.();
   const mem0 = process.memoryUsage();
   let peakBytes = 0;
@@ -181,7 +192,7 @@ async function measure(
       if (r.error) errors++;
       for (const n of r.chunkTokens) tokens += n;
     },
-    agent,
+    transport,
   );
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -195,6 +206,12 @@ async function measure(
     peakBytes,
   };
 }
+
+const TRANSPORTS: { name: TransportName; label: string }[] = [
+  { name: 'raw', label: 'raw-socket' },
+  { name: 'undici', label: 'undici Pool' },
+  { name: 'node-http', label: 'node:http' },
+];
 
 async function cpuPerToken(eventsPerWrite: number): Promise<void> {
   const tickMs = 5;
@@ -211,9 +228,8 @@ async function cpuPerToken(eventsPerWrite: number): Promise<void> {
     `\n== client CPU per streamed token — ${condition} (pre-rendered server in another process, one write per stream every ${tickMs} ms) ==`,
   );
   console.log(
-    'concurrency  requests  tokens   tokens/s   µs/token raw-socket client (kernel %)   µs/token node:http client   node:http/raw   floor µs/token data-event / onread   CPU % of one core   MB/in-flight stream   errors',
+    'concurrency  requests  tokens   tokens/s   µs/token raw-socket (kernel %)   µs/token undici   µs/token node:http   undici/raw   node:http/raw   floor µs/token data-event / onread   MB/in-flight stream raw / undici   errors',
   );
-  const nodeAgent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   try {
     const levels = process.env.BENCH_CONCURRENCY
       ? process.env.BENCH_CONCURRENCY.split(',').map(Number)
@@ -221,17 +237,26 @@ async function cpuPerToken(eventsPerWrite: number): Promise<void> {
     for (const c of levels) {
       const maxTokens = c >= 256 ? 64 : 128;
       const requests = Math.max(4, 2 * c);
-      const raw = await measure(url, c, requests, maxTokens);
-      const viaNode = await measure(url, c, requests, maxTokens, nodeAgent);
-      nodeAgent.destroy();
+      const runs = new Map<TransportName, ClientRun>();
+      for (const t of TRANSPORTS) {
+        runs.set(t.name, await measure(url, c, requests, maxTokens, t.name));
+        destroyAgents();
+      }
+      const raw = runs.get('raw') as ClientRun;
+      const und = runs.get('undici') as ClientRun;
+      const viaNode = runs.get('node-http') as ClientRun;
       const rounds = Math.max(1, Math.round(requests / c));
       const floorData = await rawSocketFloor(Number(match[1]), c, maxTokens, rounds, 'data');
       const floorOnread = await rawSocketFloor(Number(match[1]), c, maxTokens, rounds, 'onread');
-      const rawUs = raw.cpuUs / raw.tokens;
-      const nodeUs = viaNode.cpuUs / viaNode.tokens;
-      const same = raw.tokens === viaNode.tokens ? '' : ` (node:http counted ${viaNode.tokens} tokens)`;
+      const us = (r: ClientRun): number => r.cpuUs / r.tokens;
+      const counts = [...runs.values()].map((r) => r.tokens);
+      const same = counts.every((n) => n === raw.tokens)
+        ? ''
+        : ` (token counts differ: ${counts.join(' / ')})`;
+      const errors = [...runs.values()].reduce((a, r) => a + r.errors, 0);
+      const mb = (r: ClientRun): string => (r.peakBytes / 1e6 / c).toFixed(3);
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(raw.tokens).padStart(6)}  ${(raw.tokens / raw.wallS).toFixed(0).padStart(9)}  ${`${rawUs.toFixed(2)} (${(raw.systemShare * 100).toFixed(0)}%)`.padStart(38)}  ${nodeUs.toFixed(2).padStart(26)}  ${(nodeUs / rawUs).toFixed(2).padStart(14)}  ${`${floorData.cpuUsPerToken.toFixed(2)} / ${floorOnread.cpuUsPerToken.toFixed(2)}`.padStart(36)}  ${((raw.cpuUs / 1e6 / raw.wallS) * 100).toFixed(0).padStart(18)}  ${(raw.peakBytes / 1e6 / c).toFixed(3).padStart(20)}  ${String(raw.errors + viaNode.errors).padStart(7)}${same}`,
+        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${String(raw.tokens).padStart(6)}  ${(raw.tokens / raw.wallS).toFixed(0).padStart(9)}  ${`${us(raw).toFixed(2)} (${(raw.systemShare * 100).toFixed(0)}%)`.padStart(30)}  ${us(und).toFixed(2).padStart(15)}  ${us(viaNode).toFixed(2).padStart(18)}  ${(us(und) / us(raw)).toFixed(2).padStart(10)}  ${(us(viaNode) / us(raw)).toFixed(2).padStart(13)}  ${`${floorData.cpuUsPerToken.toFixed(2)} / ${floorOnread.cpuUsPerToken.toFixed(2)}`.padStart(36)}  ${`${mb(raw)} / ${mb(und)}`.padStart(32)}  ${String(errors).padStart(7)}${same}`,
       );
     }
   } finally {
@@ -249,6 +274,49 @@ interface Truth {
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const fmt = (xs: number[], digits = 2): string =>
   `${mean(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
+
+type TruthNow = () => Promise<{ timeOriginEpochMs: number; requests: Truth[] }>;
+
+/** One closed-loop level over one transport, paired with the simulator's truth; returns the mean TTFT overstatement (ms). */
+async function accuracyLevel(
+  url: string,
+  c: number,
+  tr: { name: TransportName; label: string },
+  built: BuiltRequest,
+  truthNow: TruthNow,
+): Promise<number | null> {
+  const maxTokens = Number(built.body.max_tokens);
+  const requests = Math.max(16, 2 * c);
+  if (tr.name === 'raw') await preconnect(url, c, TIMEOUTS.connectMs);
+  // open c connections and warm the JIT on every transport alike
+  await closedLoop(url, c, c, built, maxTokens, () => {}, tr.name);
+  const seen = (await truthNow()).requests.length;
+  const recs: RequestRecord[] = [];
+  const originAbs = await closedLoop(url, c, requests, built, maxTokens, (r) => recs.push(r), tr.name);
+  const t = await truthNow();
+  const truth = t.requests.slice(seen).sort((a, b) => a.arrivalMs - b.arrivalMs);
+  const ok = recs.filter((r) => !r.error).sort((a, b) => a.sentMs - b.sentMs);
+  const head = `${String(c).padStart(11)}  ${tr.label.padEnd(11)}  ${String(requests).padStart(8)}`;
+  if (ok.length !== truth.length) {
+    console.log(`${head}  ${ok.length} client records but ${truth.length} server truths`);
+    return null;
+  }
+  // client record ms → epoch ms; server truth ms → epoch ms
+  const cEpoch = (ms: number): number => performance.timeOrigin + originAbs + ms;
+  const sEpoch = (ms: number): number => t.timeOriginEpochMs + ms;
+  const sTtfts = truth.map((x) => x.chunkWriteMs[0] - x.arrivalMs);
+  const cTtfts = ok.map((r) => r.chunkMs[0] - r.sentMs);
+  const over = ok.map((_, i) => cTtfts[i] - sTtfts[i]);
+  const requestPath = ok.map((r, i) => sEpoch(truth[i].arrivalMs) - cEpoch(r.sentMs));
+  const readPath = ok.map((r, i) => cEpoch(r.chunkMs[0]) - sEpoch(truth[i].chunkWriteMs[0]));
+  const gaps = (xs: number[]) => xs.slice(1).map((x, i) => x - xs[i]);
+  const sItl = mean(truth.flatMap((x) => gaps(x.chunkWriteMs)));
+  const cItl = mean(ok.flatMap((r) => gaps(r.chunkMs)));
+  console.log(
+    `${head}  ${mean(sTtfts).toFixed(2).padStart(16)}  ${mean(cTtfts).toFixed(2).padStart(16)}  ${fmt(over).padStart(32)}  ${fmt(requestPath).padStart(26)}  ${fmt(readPath).padStart(35)}  ${sItl.toFixed(3).padStart(15)}  ${cItl.toFixed(3).padStart(15)}  ${(cItl - sItl).toFixed(3).padStart(17)}`,
+  );
+  return mean(over);
+}
 
 /**
  * TTFT and ITL error against the simulator's own timestamps. Both processes stamp performance.now()
@@ -282,7 +350,7 @@ async function accuracy(): Promise<void> {
     '\n== accuracy vs the simulator fixed profile (TTFT 50 ms, 10 ms between tokens; server in another process; connections opened before each level) ==',
   );
   console.log(
-    'concurrency  requests  server TTFT mean  client TTFT mean  TTFT overstatement mean / max ms  request path mean / max ms  first-chunk read path mean / max ms  server ITL mean  client ITL mean  ITL error mean ms',
+    'concurrency  transport    requests  server TTFT mean  client TTFT mean  TTFT overstatement mean / max ms  request path mean / max ms  first-chunk read path mean / max ms  server ITL mean  client ITL mean  ITL error mean ms',
   );
   try {
     const maxTokens = 32;
@@ -307,34 +375,21 @@ async function accuracy(): Promise<void> {
         requests: Truth[];
       };
     for (const c of [1, 16, 64]) {
-      const requests = Math.max(16, 2 * c);
-      await preconnect(url, c);
-      await closedLoop(url, Math.min(c, 4), 4, built, maxTokens, () => {});
-      const seen = (await truthNow()).requests.length;
-      const recs: RequestRecord[] = [];
-      const originAbs = await closedLoop(url, c, requests, built, maxTokens, (r) => recs.push(r));
-      const t = await truthNow();
-      const truth = t.requests.slice(seen).sort((a, b) => a.arrivalMs - b.arrivalMs);
-      const ok = recs.filter((r) => !r.error).sort((a, b) => a.sentMs - b.sentMs);
-      if (ok.length !== truth.length) {
-        console.log(
-          `${String(c).padStart(11)}  ${ok.length} client records but ${truth.length} server truths`,
-        );
-        continue;
+      const overMean = new Map<TransportName, number>();
+      for (const tr of TRANSPORTS) {
+        const m = await accuracyLevel(url, c, tr, built, truthNow);
+        if (m !== null) overMean.set(tr.name, m);
+        destroyAgents();
       }
-      // client record ms → epoch ms; server truth ms → epoch ms
-      const cEpoch = (ms: number): number => performance.timeOrigin + originAbs + ms;
-      const sEpoch = (ms: number): number => t.timeOriginEpochMs + ms;
-      const sTtfts = truth.map((x) => x.chunkWriteMs[0] - x.arrivalMs);
-      const cTtfts = ok.map((r) => r.chunkMs[0] - r.sentMs);
-      const over = ok.map((_, i) => cTtfts[i] - sTtfts[i]);
-      const requestPath = ok.map((r, i) => sEpoch(truth[i].arrivalMs) - cEpoch(r.sentMs));
-      const readPath = ok.map((r, i) => cEpoch(r.chunkMs[0]) - sEpoch(truth[i].chunkWriteMs[0]));
-      const gaps = (xs: number[]) => xs.slice(1).map((x, i) => x - xs[i]);
-      const sItl = mean(truth.flatMap((x) => gaps(x.chunkWriteMs)));
-      const cItl = mean(ok.flatMap((r) => gaps(r.chunkMs)));
+      const raw = overMean.get('raw');
+      const ratio = (n: TransportName): string => {
+        const v = overMean.get(n);
+        return raw === undefined || v === undefined
+          ? 'n/a'
+          : `${(v / raw).toFixed(2)}× (${(v - raw).toFixed(3)} ms)`;
+      };
       console.log(
-        `${String(c).padStart(11)}  ${String(requests).padStart(8)}  ${mean(sTtfts).toFixed(2).padStart(16)}  ${mean(cTtfts).toFixed(2).padStart(16)}  ${fmt(over).padStart(32)}  ${fmt(requestPath).padStart(26)}  ${fmt(readPath).padStart(35)}  ${sItl.toFixed(3).padStart(15)}  ${cItl.toFixed(3).padStart(15)}  ${(cItl - sItl).toFixed(3).padStart(17)}`,
+        `${String(c).padStart(11)}  TTFT overstatement vs raw-socket: undici ${ratio('undici')}, node:http ${ratio('node-http')}`,
       );
     }
   } finally {
@@ -343,6 +398,7 @@ async function accuracy(): Promise<void> {
   }
 }
 
+await loadUndiciTransport();
 const which = process.argv[2] ?? 'all';
 console.log(
   `benchgate bench:client — node ${process.version}, ${process.platform}/${process.arch}; load average ${(

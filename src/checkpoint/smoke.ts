@@ -43,7 +43,7 @@ export async function sendSmoke(opts: {
   adapter: EngineAdapter;
   params: GenerationParams;
   headers: Record<string, string>;
-  timeoutS: { ttft: number; stall: number; total: number };
+  timeoutS: { connect: number; ttft: number; stall: number; total: number };
   withCounters: boolean;
   signal?: AbortSignal;
 }): Promise<SmokeResult> {
@@ -55,6 +55,7 @@ export async function sendSmoke(opts: {
     request: built,
     headers: opts.headers,
     timeouts: {
+      connectMs: opts.timeoutS.connect * 1000,
       ttftMs: opts.timeoutS.ttft * 1000,
       stallMs: opts.timeoutS.stall * 1000,
       totalMs: opts.timeoutS.total * 1000,

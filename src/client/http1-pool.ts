@@ -1,92 +1,21 @@
-// Raw-socket HTTP/1.1 transport for plain-http targets: a keep-alive pool of net.Sockets per origin,
-// each reading through `onread` into one shared buffer (no Buffer or stream event per read), the
-// request written as one buffer with Nagle off, and every read timestamped before anything else.
+// Raw-socket HTTP/1.1 transport for plain-http targets: a keep-alive pool of net.Sockets per origin
+// (the exchange on one socket is http1-exchange.ts's). Idle sockets are unref'd, so a finished
+// command exits at once instead of waiting for the server to close its kept-alive connections.
 
-import net from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Http1ResponseParser, type ResponseHead } from './http1-response-parser.js';
+import {
+  type ConnectionPool,
+  type Exchange,
+  type ExchangeHandlers,
+  ExchangeRun,
+  PooledConnection,
+} from './http1-exchange.js';
 
-export interface ExchangeHandlers {
-  /** Response head parsed; atMs is the monotonic arrival time of the read that completed it. */
-  onHead(head: ResponseHead, atMs: number): void;
-  /** Body bytes with framing removed, valid only during the call; atMs as above. */
-  onBody(buf: Buffer, start: number, end: number, atMs: number): void;
-  /** The body ended (framing complete, or end-of-file for a body without framing). */
-  onEnd(atMs: number): void;
-  /** The exchange failed: 'connect' before any response byte, 'response' after. */
-  onFail(phase: 'connect' | 'response', message: string, atMs: number): void;
-}
-
-export interface Exchange {
-  /** Ends the exchange now and discards its connection (abort, timeout, early finish). */
-  cancel(): void;
-}
-
-/** One socket's read buffer for every pooled connection: reads are delivered synchronously, one at a time. */
-const sharedReadBuffer = Buffer.allocUnsafe(256 * 1024);
+export type { Exchange, ExchangeHandlers } from './http1-exchange.js';
 
 const IDLE_TIMEOUT_MS = 30_000;
 
-class PooledConnection {
-  readonly socket: net.Socket;
-  owner: ExchangeRun | null = null;
-  connected = false;
-  closed = false;
-  readonly pool: Http1Pool;
-
-  constructor(pool: Http1Pool) {
-    this.pool = pool;
-    this.socket = net.connect({
-      host: pool.host,
-      port: pool.port,
-      noDelay: true,
-      onread: {
-        buffer: sharedReadBuffer,
-        callback: (nread: number, buf: Uint8Array): boolean => {
-          const atMs = performance.now();
-          const o = this.owner;
-          if (o === null) {
-            // bytes on an idle connection: the server is out of step with us; drop the socket
-            this.discard();
-            return false;
-          }
-          o.onBytes(buf as Buffer, nread, atMs);
-          return true;
-        },
-      },
-    } as net.NetConnectOpts);
-    this.socket.setNoDelay(true);
-    this.socket.once('connect', () => {
-      this.connected = true;
-      this.owner?.onConnected();
-    });
-    this.socket.on('end', () => this.onGone(null));
-    this.socket.on('error', (err: NodeJS.ErrnoException) => this.onGone(err));
-    this.socket.on('close', () => this.onGone(null));
-  }
-
-  private onGone(err: NodeJS.ErrnoException | null): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.pool.forget(this);
-    const o = this.owner;
-    this.owner = null;
-    if (!this.socket.destroyed) this.socket.destroy();
-    o?.onSocketGone(err);
-  }
-
-  discard(): void {
-    this.owner = null;
-    if (!this.closed) {
-      this.closed = true;
-      this.pool.forget(this);
-      this.socket.destroy();
-    }
-  }
-}
-
 /** Keep-alive connections to one host:port. Requests never wait for a socket: concurrency is the caller's job. */
-export class Http1Pool {
+export class Http1Pool implements ConnectionPool {
   readonly host: string;
   readonly port: number;
   private readonly idle: PooledConnection[] = [];
@@ -121,7 +50,10 @@ export class Http1Pool {
 
   take(): { conn: PooledConnection; reused: boolean } {
     for (let c = this.idle.pop(); c !== undefined; c = this.idle.pop()) {
-      if (!c.closed && !c.socket.destroyed) return { conn: c, reused: true };
+      if (!c.closed && !c.socket.destroyed) {
+        c.socket.ref();
+        return { conn: c, reused: true };
+      }
     }
     const conn = new PooledConnection(this);
     this.all.add(conn);
@@ -131,6 +63,8 @@ export class Http1Pool {
   release(conn: PooledConnection): void {
     conn.owner = null;
     if (conn.closed) return;
+    // an idle keep-alive socket must not keep the process alive (it is ref'd again when taken)
+    conn.socket.unref();
     this.idle.push(conn);
     this.armIdleSweep();
   }
@@ -186,142 +120,6 @@ export class Http1Pool {
       }, IDLE_TIMEOUT_MS);
       this.idleTimer.unref();
     }
-  }
-}
-
-class ExchangeRun implements Exchange {
-  private conn: PooledConnection | null = null;
-  private reused = false;
-  private retried = false;
-  private gotBytes = false;
-  private finished = false;
-  private connectTimer: NodeJS.Timeout | null = null;
-  private parser: Http1ResponseParser;
-  /** Arrival time of the read being parsed, for the sink callbacks. */
-  private atMs = 0;
-  private readonly pool: Http1Pool;
-  private readonly requestBytes: Buffer;
-  private readonly h: ExchangeHandlers;
-  private readonly connectTimeoutMs: number;
-
-  constructor(pool: Http1Pool, requestBytes: Buffer, h: ExchangeHandlers, connectTimeoutMs: number) {
-    this.pool = pool;
-    this.requestBytes = requestBytes;
-    this.h = h;
-    this.connectTimeoutMs = connectTimeoutMs;
-    this.parser = this.newParser();
-  }
-
-  private newParser(): Http1ResponseParser {
-    return new Http1ResponseParser({
-      onHead: (head) => this.h.onHead(head, this.atMs),
-      onBody: (buf, start, end) => this.h.onBody(buf, start, end, this.atMs),
-      onComplete: () => {
-        // released after the read that completed the body has been handled (see onBytes)
-      },
-    });
-  }
-
-  start(): void {
-    const { conn, reused } = this.pool.take();
-    this.conn = conn;
-    this.reused = reused;
-    conn.owner = this;
-    if (conn.connected) {
-      conn.socket.write(this.requestBytes);
-    } else {
-      this.connectTimer = setTimeout(() => {
-        this.fail(
-          'connect',
-          `could not connect to ${this.pool.host}:${this.pool.port} within ${this.connectTimeoutMs} ms.`,
-        );
-      }, this.connectTimeoutMs);
-      // written now, flushed by the socket as soon as it connects (one buffer, Nagle off)
-      conn.socket.write(this.requestBytes);
-    }
-  }
-
-  onConnected(): void {
-    if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.connectTimer = null;
-  }
-
-  onBytes(buf: Buffer, nread: number, atMs: number): void {
-    if (this.finished) return;
-    this.gotBytes = true;
-    this.atMs = atMs;
-    const err = this.parser.feed(buf, 0, nread);
-    if (this.finished) return;
-    if (err !== null) {
-      this.fail(
-        this.parser.headParsed ? 'response' : 'connect',
-        `the target's answer is not valid HTTP/1.1: ${err}`,
-      );
-      return;
-    }
-    if (this.parser.complete) {
-      this.finished = true;
-      const conn = this.conn;
-      this.conn = null;
-      if (conn) {
-        if (this.parser.reusable) this.pool.release(conn);
-        else conn.discard();
-      }
-      this.h.onEnd(atMs);
-    }
-  }
-
-  onSocketGone(err: NodeJS.ErrnoException | null): void {
-    if (this.finished) return;
-    const atMs = performance.now();
-    this.conn = null;
-    if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.connectTimer = null;
-    if (!this.gotBytes && this.reused && !this.retried) {
-      // the server closed the idle connection as we reused it: one fresh attempt
-      this.retried = true;
-      this.parser = this.newParser();
-      this.start();
-      return;
-    }
-    if (err === null && this.parser.headParsed) {
-      this.atMs = atMs;
-      const endErr = this.parser.end();
-      if (endErr === null) {
-        this.finished = true;
-        this.h.onEnd(atMs);
-        return;
-      }
-      this.finished = true;
-      this.h.onFail('response', endErr, atMs);
-      return;
-    }
-    this.finished = true;
-    const why = err ? (err.code ?? err.message) : 'closed by the server';
-    this.h.onFail(
-      this.parser.headParsed ? 'response' : 'connect',
-      this.parser.headParsed
-        ? `the connection broke mid-stream (${why})`
-        : `could not reach ${this.pool.host}:${this.pool.port} (${why})`,
-      atMs,
-    );
-  }
-
-  private fail(phase: 'connect' | 'response', message: string): void {
-    if (this.finished) return;
-    this.cancel();
-    this.h.onFail(phase, message, performance.now());
-  }
-
-  /** Ends the exchange without reporting: stops the connect timer and discards the connection. */
-  cancel(): void {
-    if (this.finished) return;
-    this.finished = true;
-    if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.connectTimer = null;
-    const conn = this.conn;
-    this.conn = null;
-    conn?.discard();
   }
 }
 

@@ -3,7 +3,8 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import { keepAliveAgent } from './stream-request.js';
+import { keepAliveAgent } from './transport-node-http.js';
+import { joinUrl } from './url.js';
 
 export interface JsonAnswer {
   status: number | null;
@@ -18,7 +19,7 @@ export function postJson(
   body: unknown,
   opts: { headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<JsonAnswer> {
-  const url = new URL(baseUrl.replace(/\/$/, '') + path);
+  const url = new URL(joinUrl(baseUrl, path));
   const payload = JSON.stringify(body);
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {

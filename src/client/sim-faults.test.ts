@@ -4,9 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../engines/index.js';
 import { startSimulator } from '../sim/index.js';
-import { streamRequest } from './stream-request.js';
+import { type StreamTimeouts, streamRequest } from './stream-request.js';
+import { planDefaultTimeouts } from './test-support/timeouts.js';
 
-async function oneRequest(faults: string[], timeouts = {}, simTtftMs = 5) {
+async function oneRequest(faults: string[], timeouts: Partial<StreamTimeouts> = {}, simTtftMs = 5) {
   const sim = await startSimulator({
     flavor: 'vllm',
     profile: 'fixed',
@@ -37,7 +38,7 @@ async function oneRequest(faults: string[], timeouts = {}, simTtftMs = 5) {
       levelIndex: 0,
       warmup: false,
       requestedOutputTokens: 12,
-      timeouts,
+      timeouts: planDefaultTimeouts(timeouts),
     });
   } finally {
     await sim.close();

@@ -34,4 +34,24 @@ describe('SseScanner', () => {
     s.flush();
     expect(events).toEqual(['1']);
   });
+
+  it('stops at an event over the cap, whether one long line or many data lines, keeping earlier events', () => {
+    for (const big of [`data: ${'x'.repeat(5000)}\n\n`, `${'data: 0123456789\n'.repeat(400)}\n`]) {
+      for (const n of [7, 512, 100_000]) {
+        const events: string[] = [];
+        const oversized: number[] = [];
+        const s = new SseScanner(
+          (d) => events.push(d),
+          1024,
+          (b) => oversized.push(b),
+        );
+        const bytes = Buffer.from(`data: first\n\n${big}data: after\n\n`, 'utf8');
+        for (let i = 0; i < bytes.length; i += n) s.feed(bytes, i, Math.min(bytes.length, i + n));
+        s.flush();
+        expect(events).toEqual(['first']);
+        expect(oversized).toHaveLength(1);
+        expect(oversized[0]).toBeGreaterThan(1024);
+      }
+    }
+  });
 });

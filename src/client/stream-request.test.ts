@@ -10,6 +10,7 @@ import {
   sse,
   startScriptedServer,
 } from './test-support/scripted-server.js';
+import { planDefaultTimeouts } from './test-support/timeouts.js';
 
 let srv: ScriptedServer;
 const origin = performance.now();
@@ -37,6 +38,7 @@ const run = (
     levelIndex: 0,
     warmup: false,
     requestedOutputTokens: 4,
+    timeouts: planDefaultTimeouts(),
     ...extra,
   });
 
@@ -193,6 +195,7 @@ describe('streamRequest failures become records with stable codes', () => {
       levelIndex: 0,
       warmup: false,
       requestedOutputTokens: 4,
+      timeouts: planDefaultTimeouts(),
     });
     expect(r.error?.code).toBe('BG_E_CONNECT');
     expect(r.headersMs).toBeNull();
@@ -213,18 +216,20 @@ describe('streamRequest failures become records with stable codes', () => {
   });
 
   it('BG_E_TTFT_TIMEOUT when no token arrives in time', async () => {
-    const r = await run('/silent', undefined, { timeouts: { ttftMs: 60 } });
+    const r = await run('/silent', undefined, { timeouts: planDefaultTimeouts({ ttftMs: 60 }) });
     expect(r.error?.code).toBe('BG_E_TTFT_TIMEOUT');
   });
 
   it('BG_E_STALL_TIMEOUT when the stream goes quiet after a token', async () => {
-    const r = await run('/stall', undefined, { timeouts: { stallMs: 60 } });
+    const r = await run('/stall', undefined, { timeouts: planDefaultTimeouts({ stallMs: 60 }) });
     expect(r.error?.code).toBe('BG_E_STALL_TIMEOUT');
     expect(r.chunkMs).toHaveLength(1);
   });
 
   it('BG_E_TOTAL_TIMEOUT when a steady stream runs too long', async () => {
-    const r = await run('/slow-forever', undefined, { timeouts: { totalMs: 80, stallMs: 1000 } });
+    const r = await run('/slow-forever', undefined, {
+      timeouts: planDefaultTimeouts({ totalMs: 80, stallMs: 1000 }),
+    });
     expect(r.error?.code).toBe('BG_E_TOTAL_TIMEOUT');
     expect(r.chunkMs.length).toBeGreaterThan(0);
   });
@@ -235,9 +240,9 @@ describe('streamRequest failures become records with stable codes', () => {
     expect(r.chunkMs).toHaveLength(2);
   });
 
-  it('BG_E_STREAM_TRUNCATED naming the server error when the stream carries an error event', async () => {
+  it('BG_E_STREAM_ERROR_EVENT naming the server error when the stream carries an error event', async () => {
     const r = await run('/error-event');
-    expect(r.error?.code).toBe('BG_E_STREAM_TRUNCATED');
+    expect(r.error?.code).toBe('BG_E_STREAM_ERROR_EVENT');
     expect(r.error?.message).toContain('out of memory');
   });
 

@@ -18,6 +18,9 @@ export const ERROR_CODES = {
   BG_E_MALFORMED_CHUNK: 'a streamed chunk could not be parsed',
   BG_E_NOT_SSE: 'the target did not answer with an event stream',
   BG_E_ABORTED: 'the request was aborted by benchgate (interrupt or level end)',
+  BG_E_STREAM_ERROR_EVENT: 'the server sent an error event inside the stream',
+  BG_E_SSE_EVENT_TOO_LARGE: 'one streamed event exceeded the size cap',
+  BG_E_CROSS_ORIGIN_REDIRECT: 'the target redirected to another origin (scheme, host or port)',
   // checkpoint / matrix
   BG_E_CHECK_FAILED: 'a required checkpoint check failed',
   BG_E_HOST: 'a command or file on the host could not be run or read',
@@ -38,7 +41,9 @@ export type RequestErrorCode =
   | 'BG_E_STREAM_TRUNCATED'
   | 'BG_E_MALFORMED_CHUNK'
   | 'BG_E_NOT_SSE'
-  | 'BG_E_ABORTED';
+  | 'BG_E_ABORTED'
+  | 'BG_E_STREAM_ERROR_EVENT'
+  | 'BG_E_SSE_EVENT_TOO_LARGE';
 
 export class BenchgateError extends Error {
   readonly code: ErrorCode;

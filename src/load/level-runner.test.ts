@@ -7,6 +7,7 @@ import {
   sleep,
   startScriptedServer,
 } from '../client/test-support/scripted-server.js';
+import { planDefaultTimeouts } from '../client/test-support/timeouts.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LevelShape, runLevel, type SendArgs } from './level-runner.js';
 
@@ -47,6 +48,7 @@ const send = (a: SendArgs): Promise<RequestRecord> =>
     warmup: a.warmup,
     scheduledAtMs: a.scheduledAtMs,
     requestedOutputTokens: 1,
+    timeouts: planDefaultTimeouts(),
     signal: a.signal,
   });
 

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import { gateFailed } from '../checkpoint/finding.js';
-import { destroyAgents, preconnect, type StreamTimeouts, streamRequest } from '../client/stream-request.js';
+import { destroyAgents, preconnect, streamRequest, timeoutsFromPlan } from '../client/stream-request.js';
 import { createTargetHttp } from '../client/target-http.js';
 import { parseDurationS, takeAnchor } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
@@ -130,6 +130,8 @@ const SMOKE_FATAL = new Set([
   'BG_E_NOT_SSE',
   'BG_E_MALFORMED_CHUNK',
   'BG_E_STREAM_TRUNCATED',
+  'BG_E_STREAM_ERROR_EVENT',
+  'BG_E_SSE_EVENT_TOO_LARGE',
 ]);
 
 export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
@@ -165,13 +167,7 @@ async function runAgainst(
   progress: ProgressView,
 ): Promise<RunBenchResult> {
   const { plan } = opts;
-  const to = plan.target.timeouts;
-  const timeouts: StreamTimeouts = {
-    connectMs: to.connect_s * 1000,
-    ttftMs: to.ttft_s * 1000,
-    stallMs: to.stall_s * 1000,
-    totalMs: to.total_s * 1000,
-  };
+  const timeouts = timeoutsFromPlan(plan.target.timeouts);
   const http = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs });
   const models = await listModels(http);
   const engine: EngineName = plan.target.engine === 'auto' ? await detectEngine(http) : plan.target.engine;

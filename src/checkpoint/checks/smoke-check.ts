@@ -41,6 +41,7 @@ export async function checkSmoke(ctx: CheckContext, facts: ConfigFacts): Promise
     params: smokeParams(ctx.plan, ctx.model),
     headers: ctx.headers,
     timeoutS: {
+      connect: t.connect_s,
       ttft: Math.min(t.ttft_s, 120),
       stall: Math.min(t.stall_s, 60),
       total: Math.min(t.total_s, 300),
