@@ -10,17 +10,6 @@ const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 80;
 const SIZE_GUARDED_FOLDERS = ['sim', 'client'];
 
-/**
- * Today's offenders, being split now (issue 14): the simulator by concern, the client's request function.
- * The integrator deletes these entries after merging the splits; an entry that is no longer over its
- * limit fails the test, so the list cannot go stale. `fn` names a function; without it, the whole file.
- */
-const KNOWN_SIZE_OFFENDERS: readonly { file: string; fn?: string }[] = [
-  { file: 'src/client/stream-request.ts' }, // 503 lines
-  { file: 'src/client/stream-request.ts', fn: 'streamRequest' }, // 245 lines
-  { file: 'src/client/http1-pool.ts' }, // 345 lines
-];
-
 interface Measured {
   file: string;
   fn?: string;
@@ -76,7 +65,6 @@ function measure(file: SourceFile): Measured[] {
 describe('the simulator and the client stay small', () => {
   const all = productSources.filter((f) => SIZE_GUARDED_FOLDERS.includes(folderOf(f.rel))).flatMap(measure);
   const measured = all.filter((m) => m.lines > m.limit);
-  const isKnown = (m: Measured) => KNOWN_SIZE_OFFENDERS.some((k) => k.file === m.file && k.fn === m.fn);
 
   it('measures real files and functions', () => {
     // fail closed: a walk that found nothing would pass the limits below
@@ -86,21 +74,9 @@ describe('the simulator and the client stay small', () => {
   });
 
   it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES} in ${SIZE_GUARDED_FOLDERS.join('/ and ')}/`, () => {
-    const broken = measured
-      .filter((m) => !isKnown(m))
-      .map((m) => `${m.file}${m.fn ? ` ${m.fn}()` : ''}: ${m.lines} lines, over the limit of ${m.limit}`);
-    expect(broken).toEqual([]);
-  });
-
-  it('lists only known offenders that are still over their limit', () => {
-    const stale = KNOWN_SIZE_OFFENDERS.filter(
-      (k) => !measured.some((m) => m.file === k.file && m.fn === k.fn),
+    const broken = measured.map(
+      (m) => `${m.file}${m.fn ? ` ${m.fn}()` : ''}: ${m.lines} lines, over the limit of ${m.limit}`,
     );
-    expect(
-      stale.map(
-        (k) =>
-          `${k.file}${k.fn ? ` ${k.fn}()` : ''} is within its limit: delete it from KNOWN_SIZE_OFFENDERS`,
-      ),
-    ).toEqual([]);
+    expect(broken).toEqual([]);
   });
 });
