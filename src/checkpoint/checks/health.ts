@@ -90,6 +90,8 @@ export async function checkHealth(ctx: CheckContext): Promise<Finding[]> {
     lastText = doc.text;
     lastUrl = doc.url;
     if (doc.status === 200) break;
+    // a redirect to another origin never turns into this server's health: waiting cannot help
+    if (doc.error?.code === 'BG_E_CROSS_ORIGIN_REDIRECT') break;
     if (elapsedS() >= waitS || ctx.signal?.aborted) break;
     refusedSinceMs = isRefused(doc.error) && !everConnected ? (refusedSinceMs ?? monoNowMs()) : null;
     if (Math.floor(elapsedS()) !== lastProgressS) {
