@@ -324,8 +324,8 @@ function readProcess(argv: string[], env: Record<string, string> | null, source:
           true,
         );
     }
-  } else if (argv.length > 0) {
-    // no --spec-type: nothing speculates, even with a draft model loaded by -md
+  } else if (/llama-server$/.test(argv[0] ?? '')) {
+    // llama-server without --spec-type: nothing speculates, even with a draft model loaded by -md
     const why =
       draftModel !== undefined
         ? '-md without --spec-type loads a draft model but does not speculate'
