@@ -150,6 +150,33 @@ describe('server /tokenize', () => {
   });
 });
 
+describe('server /tokenize transport', () => {
+  it('sends again once when a kept-alive connection is reset, and names the failure when it persists', async () => {
+    let calls = 0;
+    let resetFrom = 1;
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const n = calls++;
+        if (n === resetFrom || n >= 100) return req.socket.destroy();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ tokens: [1, 2, 3] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const tok = await chooseTokenizer(url, {}, 'm', undefined, llamacppTokenizeRequest);
+      expect(await tok.count('a b')).toBe(3);
+      resetFrom = -1;
+      calls = 100;
+      await expect(tok.count('a b')).rejects.toThrow(/stopped answering \(.+\)/);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('prompt builder bounds', () => {
   it('never grows a prompt past twice the target in words, whatever the tokenizer answers', async () => {
     const stuck: PromptTokenizer = { method: 'approximate', detail: 'always 1', count: async () => 1 };

@@ -59,10 +59,16 @@ export async function serverTokenizer(
   requestFor: TokenizeRequestFor = defaultTokenizeRequest,
 ): Promise<PromptTokenizer | null> {
   const where = `${baseUrl.replace(/\/\/[^@/]*@/, '//')}${requestFor(model, '').path}`;
+  let lastFailure = '';
   const ask = async (text: string): Promise<number | null> => {
     const req = requestFor(model, text);
-    const doc = await postJson(baseUrl, req.path, req.body, { headers });
-    if (doc.status !== 200) return null;
+    let doc = await postJson(baseUrl, req.path, req.body, { headers });
+    // a kept-alive socket the server closed while idle (llama-server: after 5 s) fails once: send again
+    if (doc.status === null) doc = await postJson(baseUrl, req.path, req.body, { headers });
+    if (doc.status !== 200) {
+      lastFailure = doc.error ?? `HTTP ${doc.status}`;
+      return null;
+    }
     const n = countFrom(doc.json);
     if (n === 0 && text.trim() !== '') {
       throw new BenchgateError(
@@ -81,7 +87,10 @@ export async function serverTokenizer(
     count: async (text) => {
       const n = await ask(text);
       if (n === null)
-        throw new BenchgateError('BG_E_TOKENIZER', `the server's POST ${where} stopped answering.`);
+        throw new BenchgateError(
+          'BG_E_TOKENIZER',
+          `the server's POST ${where} stopped answering (${lastFailure}).`,
+        );
       return n;
     },
   };
