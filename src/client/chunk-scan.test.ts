@@ -74,6 +74,15 @@ describe('scanChunk reads only what the metrics need', () => {
     expect(scan('{"unrelated":1}').ok).toBe(false);
   });
 
+  it('llama-server timings: verify steps = predicted_n − 1 − draft_n_accepted; absent without drafts', () => {
+    const last =
+      '{"choices":[],"usage":{"completion_tokens":64,"prompt_tokens":5,"total_tokens":69},' +
+      '"timings":{"prompt_n":5,"predicted_n":64,"predicted_ms":80.1,"draft_n":69,"draft_n_accepted":40}}';
+    expect(scan(last)).toMatchObject({ ok: true, completionTokens: 64, specVerifySteps: 23 });
+    const plain = '{"choices":[],"usage":{"completion_tokens":8},"timings":{"prompt_n":2,"predicted_n":8}}';
+    expect(scan(plain).specVerifySteps).toBe(-1);
+  });
+
   it('intAfter finds the number after a key, from an offset', () => {
     expect(intAfter('{"a":{"n": 12},"b":{"n":7}}', '"n":', 10)).toBe(7);
     expect(intAfter('{"n":null}', '"n":')).toBe(-1);

@@ -7,7 +7,7 @@ export interface ChunkFacts {
   completionTokens: number;
   /** Prompt tokens the server reported in this chunk; -1 if absent. */
   promptTokens: number;
-  /** SGLang native meta_info.spec_verify_ct; -1 if absent. */
+  /** Verify steps: SGLang native meta_info.spec_verify_ct, or llama-server timings (predicted_n − 1 − draft_n_accepted); -1 if absent. */
   specVerifySteps: number;
   /** Raw JSON-string length of visible content in this chunk (0 when none). */
   contentChars: number;
@@ -147,6 +147,14 @@ export function scanChunk(payload: string, native: boolean, out: ChunkFacts): bo
   if (usage >= 0 && payload.charCodeAt(skipSpaces(payload, usage + 8)) === 123) {
     out.completionTokens = intAfter(payload, '"completion_tokens":', usage);
     out.promptTokens = intAfter(payload, '"prompt_tokens":', usage);
+  }
+  // llama-server's last event has `timings` with draft_n_accepted under speculative decoding: the first
+  // token comes from the prompt pass and every verify step yields its accepted drafts plus one token.
+  const timings = payload.indexOf('"timings":');
+  if (timings >= 0) {
+    const accepted = intAfter(payload, '"draft_n_accepted":', timings);
+    const predicted = intAfter(payload, '"predicted_n":', timings);
+    if (accepted >= 0 && predicted - 1 - accepted > 0) out.specVerifySteps = predicted - 1 - accepted;
   }
   if (payload.indexOf('"choices":') < 0) {
     if (usage < 0) {

@@ -125,3 +125,40 @@ export function findSamples(scrape: PromScrape, prefix: string, base: string): P
   }
   return [];
 }
+
+/** The `spec_decode_*` counter family vLLM defines and llama-server copies (same names, another prefix). */
+export interface SpecDecodeCounters {
+  drafts?: number;
+  draftTokens?: number;
+  acceptedTokens?: number;
+  /** Accepted draft tokens by draft position (index 0 = first drafted token), summed over label sets. */
+  acceptedTokensPerPosition?: number[];
+}
+
+/** Reads `<prefix>:spec_decode_num_{drafts,draft_tokens,accepted_tokens,accepted_tokens_per_pos}_total`; null when none is exposed. */
+export function specDecodeCounters(scrape: PromScrape, prefix: string): SpecDecodeCounters | null {
+  const drafts = sumMetric(scrape, prefix, 'spec_decode_num_drafts_total');
+  const draftTokens = sumMetric(scrape, prefix, 'spec_decode_num_draft_tokens_total');
+  const accepted = sumMetric(scrape, prefix, 'spec_decode_num_accepted_tokens_total');
+  const perPosSamples = findSamples(scrape, prefix, 'spec_decode_num_accepted_tokens_per_pos_total');
+  if (
+    drafts === undefined &&
+    draftTokens === undefined &&
+    accepted === undefined &&
+    perPosSamples.length === 0
+  )
+    return null;
+  const out: SpecDecodeCounters = {};
+  if (drafts !== undefined) out.drafts = drafts;
+  if (draftTokens !== undefined) out.draftTokens = draftTokens;
+  if (accepted !== undefined) out.acceptedTokens = accepted;
+  if (perPosSamples.length > 0) {
+    const perPos: number[] = [];
+    for (const s of perPosSamples) {
+      const pos = Number(s.labels.position);
+      if (Number.isInteger(pos) && pos >= 0) perPos[pos] = (perPos[pos] ?? 0) + s.value;
+    }
+    out.acceptedTokensPerPosition = Array.from(perPos, (v) => v ?? 0);
+  }
+  return out;
+}

@@ -63,6 +63,16 @@ export interface BuiltRequest {
   tokenAccounting: 'native-cumulative' | 'openai-continuous-usage' | 'openai-final-usage';
 }
 
+/**
+ * The POST that counts a text's tokens on the server, shaped so the count equals the `usage.prompt_tokens`
+ * the server reports for that text sent as a completions prompt (special tokens such as BOS included or
+ * not, as the engine adds them). The answer carries `tokens`, `count` or `input_ids`.
+ */
+export interface TokenizeRequest {
+  path: string;
+  body: Record<string, unknown>;
+}
+
 /** Minimal HTTP access to the target for adapters (implemented in src/client/target-http.ts). */
 export interface TargetHttp {
   readonly baseUrl: string;
@@ -134,6 +144,8 @@ export interface EngineAdapter {
   readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts;
   /** The HTTP request for a generation. */
   requestFor(params: GenerationParams): BuiltRequest;
+  /** The tokenize request for `text`; absent → `{model, prompt, add_special_tokens: false}` (SGLang, vLLM). */
+  tokenizeRequest?(model: string, text: string): TokenizeRequest;
   /** Speculative counters from a /metrics (Prometheus text) scrape; null when none are exposed. */
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */

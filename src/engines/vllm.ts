@@ -7,7 +7,7 @@ import { addMissingFacts, isRecord, setFact, setFactIfAbsent, setNativeFacts } f
 import { type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject, readModelEntries } from './probe.js';
-import { findSamples, parsePrometheusText, sumMetric } from './prometheus.js';
+import { findSamples, parsePrometheusText, specDecodeCounters, sumMetric } from './prometheus.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
 import type {
   BuiltRequest,
@@ -243,34 +243,10 @@ function readProcess(argv: string[], env: Record<string, string> | null, source:
 
 export function vllmSpecCounters(metricsText: string): SpecCounters | null {
   const scrape = parsePrometheusText(metricsText);
-  const drafts = sumMetric(scrape, 'vllm', 'spec_decode_num_drafts_total');
-  const draftTokens = sumMetric(scrape, 'vllm', 'spec_decode_num_draft_tokens_total');
-  const accepted = sumMetric(scrape, 'vllm', 'spec_decode_num_accepted_tokens_total');
-  const perPosSamples = findSamples(scrape, 'vllm', 'spec_decode_num_accepted_tokens_per_pos_total');
-  if (
-    drafts === undefined &&
-    draftTokens === undefined &&
-    accepted === undefined &&
-    perPosSamples.length === 0
-  ) {
-    return null;
-  }
-  const out: SpecCounters = {};
-  if (drafts !== undefined) {
-    out.drafts = drafts;
-    // Each draft is verified in one target forward pass: verify steps = drafts.
-    out.verifySteps = drafts;
-  }
-  if (draftTokens !== undefined) out.draftTokens = draftTokens;
-  if (accepted !== undefined) out.acceptedTokens = accepted;
-  if (perPosSamples.length > 0) {
-    const perPos: number[] = [];
-    for (const s of perPosSamples) {
-      const pos = Number(s.labels.position);
-      if (Number.isInteger(pos) && pos >= 0) perPos[pos] = (perPos[pos] ?? 0) + s.value;
-    }
-    out.acceptedTokensPerPosition = Array.from(perPos, (v) => v ?? 0);
-  }
+  const spec = specDecodeCounters(scrape, 'vllm');
+  if (spec === null) return null;
+  // Each draft is verified in one target forward pass: verify steps = drafts.
+  const out: SpecCounters = spec.drafts !== undefined ? { ...spec, verifySteps: spec.drafts } : { ...spec };
   const gen = sumMetric(scrape, 'vllm', 'generation_tokens_total');
   if (gen !== undefined) out.generationTokens = gen;
   return out;

@@ -50,6 +50,9 @@ async function randomPrompt(
   let under = { prompt: '', tokens: 0 };
   let over = { prompt: '', tokens: Number.POSITIVE_INFINITY };
   const tried = new Set<number>();
+  // Every word is at least one token under any real tokenizer, so more words than this never helps; the
+  // cap keeps a tokenizer that under-counts from growing the prompt without end.
+  const maxWords = target * 2 + 8;
   for (let attempt = 0; attempt < 8 && !tried.has(n); attempt++) {
     tried.add(n);
     words(rng, n, pool);
@@ -59,10 +62,13 @@ async function randomPrompt(
     if (tokens < target && tokens >= under.tokens) under = { prompt, tokens };
     if (tokens > target && tokens < over.tokens) over = { prompt, tokens };
     if (tokens > 0) ratio.tokensPerWord = tokens / n;
-    const scaled = Math.max(1, Math.round((n * target) / Math.max(tokens, 1)));
-    n = scaled !== n && !tried.has(scaled) ? scaled : Math.max(1, n + (tokens < target ? 1 : -1));
+    const scaled = Math.min(maxWords, Math.max(1, Math.round((n * target) / Math.max(tokens, 1))));
+    n =
+      scaled !== n && !tried.has(scaled)
+        ? scaled
+        : Math.min(maxWords, Math.max(1, n + (tokens < target ? 1 : -1)));
   }
-  for (let fix = 0; fix < 32 && under.tokens < target; fix++) {
+  for (let fix = 0; fix < 32 && under.tokens < target && under.prompt.split(' ').length < maxWords; fix++) {
     const prompt =
       under.prompt === ''
         ? WORDS[Math.floor(rng() * WORDS.length)]

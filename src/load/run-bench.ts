@@ -238,7 +238,13 @@ async function runAgainst(
     );
   }
 
-  const tokenizer = await chooseTokenizer(url, headers, model, plan.workload.tokenizer);
+  const tokenizer = await chooseTokenizer(
+    url,
+    headers,
+    model,
+    plan.workload.tokenizer,
+    adapter.tokenizeRequest,
+  );
   if (tokenizer.method === 'approximate')
     progress.note(`benchgate: prompt lengths are approximate (${tokenizer.detail}).`);
 

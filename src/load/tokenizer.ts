@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { postJson } from '../client/post-json.js';
 import { BenchgateError } from '../core/errors.js';
+import type { TokenizeRequest } from '../engines/types.js';
 
 export interface PromptTokenizer {
   method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate';
@@ -36,33 +37,60 @@ function countFrom(json: unknown): number | null {
   return null;
 }
 
+/** How SGLang and vLLM take a tokenize request; adapters with another shape override it (tokenizeRequest). */
+export function defaultTokenizeRequest(model: string, text: string): TokenizeRequest {
+  return { path: '/tokenize', body: { model, prompt: text, add_special_tokens: false } };
+}
+
+export type TokenizeRequestFor = (model: string, text: string) => TokenizeRequest;
+
+const PROBE_TEXT = 'hello world';
+
 /**
- * Probes POST /tokenize ({model, prompt} → {tokens, count}, as SGLang and vLLM answer) and returns a
- * tokenizer backed by it, or null when the server has no usable endpoint.
+ * Probes the server's tokenize endpoint (request shape from the engine adapter) and returns a tokenizer
+ * backed by it, or null when the server has no usable endpoint. A non-empty text counted as 0 tokens is an
+ * error, never a count: it means the server did not read the request (e.g. llama-server reads `content`,
+ * not `prompt`), and trusting it would make the prompt builder grow its prompt without end.
  */
 export async function serverTokenizer(
   baseUrl: string,
   model: string,
   headers: Record<string, string> = {},
+  requestFor: TokenizeRequestFor = defaultTokenizeRequest,
 ): Promise<PromptTokenizer | null> {
+  const where = `${baseUrl.replace(/\/\/[^@/]*@/, '//')}${requestFor(model, '').path}`;
+  let lastFailure = '';
   const ask = async (text: string): Promise<number | null> => {
-    const doc = await postJson(
-      baseUrl,
-      '/tokenize',
-      { model, prompt: text, add_special_tokens: false },
-      { headers },
-    );
-    if (doc.status !== 200) return null;
-    return countFrom(doc.json);
+    const req = requestFor(model, text);
+    let doc = await postJson(baseUrl, req.path, req.body, { headers });
+    // a kept-alive socket the server closed while idle (llama-server: after 5 s) fails once: send again
+    if (doc.status === null) doc = await postJson(baseUrl, req.path, req.body, { headers });
+    if (doc.status !== 200) {
+      lastFailure = doc.error ?? `HTTP ${doc.status}`;
+      return null;
+    }
+    const n = countFrom(doc.json);
+    if (n === 0 && text.trim() !== '') {
+      throw new BenchgateError(
+        'BG_E_TOKENIZER',
+        `the server's POST ${where} counted 0 tokens for a non-empty text (${JSON.stringify(text.slice(0, 40))}); ` +
+          `it does not read the request ${JSON.stringify(Object.keys(req.body))} as a text to tokenize.`,
+      );
+    }
+    return n;
   };
-  const probe = await ask('hello world');
+  const probe = await ask(PROBE_TEXT);
   if (probe === null) return null;
   return {
     method: 'server-tokenize',
-    detail: `server POST ${baseUrl.replace(/\/\/[^@/]*@/, '//')}/tokenize (model ${model})`,
+    detail: `server POST ${where} (model ${model})`,
     count: async (text) => {
       const n = await ask(text);
-      if (n === null) throw new Error('the server /tokenize endpoint stopped answering');
+      if (n === null)
+        throw new BenchgateError(
+          'BG_E_TOKENIZER',
+          `the server's POST ${where} stopped answering (${lastFailure}).`,
+        );
       return n;
     },
   };
@@ -125,8 +153,9 @@ export async function chooseTokenizer(
   headers: Record<string, string>,
   model: string,
   localTokenizerPath: string | undefined,
+  requestFor: TokenizeRequestFor = defaultTokenizeRequest,
 ): Promise<PromptTokenizer> {
-  const server = await serverTokenizer(baseUrl, model, headers);
+  const server = await serverTokenizer(baseUrl, model, headers, requestFor);
   if (server) return server;
   if (localTokenizerPath) return localTokenizer(localTokenizerPath);
   return approximateTokenizer('the server has no /tokenize endpoint and no local tokenizer was named');

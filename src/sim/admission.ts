@@ -27,6 +27,8 @@ export interface AdmissionDeps {
   lengthError(contextLength: number, promptTokens: number, maxNewTokens: number): string | null;
   /** Keeps the response so a restart or crash can drop it. */
   track(res: ServerResponse): void;
+  /** Called for each request answered in full (engine log lines). */
+  onFinished?(req: SimRequest): void;
 }
 
 /** A 400 for a bad max-tokens or an over-long request, in the engine's words; true when sent. */
@@ -61,8 +63,10 @@ export class Admission {
       submit: (r) => d.process.scheduler.submit(r),
       abort: (r) => d.process.scheduler.abort(r),
       track: (r) => d.track(r),
-      finished: (_r, ok) => {
-        if (ok) d.process.requestFinished(d.faults.restartAfter);
+      finished: (r, ok) => {
+        if (!ok) return;
+        d.onFinished?.(r);
+        d.process.requestFinished(d.faults.restartAfter);
       },
     });
   }

@@ -1,7 +1,7 @@
 // Public contract of the embedded simulator (implemented in src/sim/). Tests and the CLI start it
 // through startSimulator(); `benchgate sim` is a thin wrapper around the same function.
 
-export type SimFlavor = 'sglang' | 'vllm' | 'openai';
+export type SimFlavor = 'sglang' | 'vllm' | 'openai' | 'llamacpp';
 
 export interface SimulatorOptions {
   flavor?: SimFlavor;

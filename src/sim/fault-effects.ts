@@ -28,6 +28,10 @@ export function driftConfig(c: ServedConfig): ServedConfig {
 
 /** stale-log: the other configuration (EAGLE3 top-k 4 when none was requested, else no speculative). */
 function staleConfig(c: ServedConfig, profile: SimProfile, env: SimEnv): ServedConfig {
+  if (c.flavor === 'llamacpp') {
+    const spec = ['-md', 'draft.gguf', '--spec-type', 'draft-simple'];
+    return deriveServedConfig(c.flavor, profile, ['-m', c.modelPath, ...(c.specAlgorithm ? [] : spec)], env);
+  }
   const argv = c.specAlgorithm
     ? ['--tp-size', String(c.tpSize)]
     : ['--tp-size', String(c.tpSize), '--speculative-algorithm', 'EAGLE3', '--speculative-eagle-topk', '4'];

@@ -7,7 +7,7 @@ import type { GenerationSpec } from './generation-spec.js';
 import type { ErrorSender } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import type { SimProfile } from './profiles.js';
-import type { Scheduler } from './request.js';
+import type { Scheduler, SimRequest } from './request.js';
 import type { ServedConfig, SimEnv } from './served-config.js';
 
 /** The running server as a handler sees it. */
@@ -60,6 +60,8 @@ export interface FlavorLogs {
   crash(at: Date): string[];
   /** Port the engine listens on by default (used in the stale-log fault's earlier start). */
   defaultPort: number;
+  /** Lines the engine prints when a request finishes (llama-server's timings); `elapsedMs` since the process start. */
+  requestFinished?(c: ServedConfig, req: SimRequest, elapsedMs: number): string[];
   /** A fresh periodic logger for one process; none when the engine logs nothing per step. */
   stepLogger?(ctx: StepLogContext): StepLogger;
 }
@@ -77,4 +79,6 @@ export interface FlavorSurface {
   sendLoading(res: ServerResponse, path: string): void;
   routes: readonly Route[];
   logs: FlavorLogs;
+  /** How long an idle keep-alive connection stays open (default 65 s; llama-server closes after 5 s). */
+  keepAliveTimeoutMs?: number;
 }

@@ -4,6 +4,7 @@
 import { BenchgateError } from '../core/errors.js';
 import type { SimFlavor } from './api.js';
 import type { FlavorSurface } from './flavor.js';
+import { LLAMACPP_SURFACE } from './llamacpp-surface.js';
 import { OPENAI_SURFACE } from './openai-surface.js';
 import { SGLANG_SURFACE } from './sglang-surface.js';
 import { VLLM_SURFACE } from './vllm-surface.js';
@@ -12,6 +13,7 @@ const FLAVORS: Record<SimFlavor, FlavorSurface> = {
   sglang: SGLANG_SURFACE,
   vllm: VLLM_SURFACE,
   openai: OPENAI_SURFACE,
+  llamacpp: LLAMACPP_SURFACE,
 };
 
 export function flavorSurface(flavor: SimFlavor): FlavorSurface {

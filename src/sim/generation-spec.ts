@@ -1,6 +1,8 @@
 // What a surface asks the generation path to serve (API, lengths, streaming options) and which
 // stream fault hits it: the leaf the surfaces, the SSE renderer and the generation path share.
 
+import type { StreamIdentity, StreamRenderer } from './sse-events.js';
+
 export type ApiKind = 'native' | 'completions' | 'chat';
 
 export interface GenerationSpec {
@@ -13,6 +15,8 @@ export interface GenerationSpec {
   continuousUsage: boolean;
   /** Draft tokens proposed per verify step (speculative num draft tokens − 1); 0 without speculative decoding. */
   specGuessTokens: number;
+  /** The flavour's own stream shapes (default SseEvents). */
+  renderer?: (id: StreamIdentity) => StreamRenderer;
 }
 
 /** Which stream fault (if any) hits this request, decided at arrival. */

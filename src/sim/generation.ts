@@ -10,7 +10,7 @@ import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
 
 import { completeBody } from './response-body.js';
-import { SseEvents } from './sse-events.js';
+import { type EventCounts, SseEvents, type StreamRenderer } from './sse-events.js';
 import { SseWriter } from './sse-writer.js';
 import { VOCAB_SIZE, wordForId } from './tokenizer.js';
 
@@ -65,15 +65,16 @@ function fireStreamFault(
 }
 
 /** The pre-rendered SSE events of one stream. */
-function eventsFor(spec: GenerationSpec, id: string, created: number): SseEvents {
-  return new SseEvents({
+function eventsFor(spec: GenerationSpec, id: string, created: number): StreamRenderer {
+  const identity = {
     api: spec.api,
     id,
     created,
     model: spec.model,
     continuousUsage: spec.continuousUsage,
     specGuessTokens: spec.specGuessTokens,
-  });
+  };
+  return spec.renderer ? spec.renderer(identity) : new SseEvents(identity);
 }
 
 /** A non-streaming answer: one body, recorded as one chunk of all the tokens. */
@@ -90,7 +91,8 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
   let faultFired = false;
   let chunkIndex = 0;
   const idPrefix = spec.api === 'chat' ? 'chatcmpl-' : spec.api === 'completions' ? 'cmpl-' : '';
-  let events: SseEvents | null = null;
+  let events: StreamRenderer | null = null;
+  let firstTokenMs: number | null = null;
   const writer = spec.stream ? new SseWriter(res) : null;
 
   const finish = (ok: boolean) => {
@@ -124,22 +126,25 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     chunkIndex++;
     if (spec.api === 'chat' && chunkIndex === 1) writer.write(events.chatRoleEvent(r.promptTokens));
     const nowMs = monoNowMs();
-    writer.write(
-      events.tokenEvent(piece, text, done, {
-        promptTokens: r.promptTokens,
-        generated: r.generated,
-        verifyCt: r.verifyCt,
-        acceptedDraftTokens: r.acceptedDraftTokens,
-        e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
-      }),
-    );
+    firstTokenMs ??= nowMs;
+    const counts: EventCounts = {
+      promptTokens: r.promptTokens,
+      generated: r.generated,
+      verifyCt: r.verifyCt,
+      acceptedDraftTokens: r.acceptedDraftTokens,
+      e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
+      draftTokens: r.verifyCt * spec.specGuessTokens,
+      promptMs: firstTokenMs - r.arrivalMs,
+      predictedMs: nowMs - firstTokenMs,
+    };
+    writer.write(events.tokenEvent(piece, text, done, counts));
     if (r.chunkWriteMs.length < MAX_TRUTH_CHUNKS) {
       r.chunkWriteMs.push(nowMs);
       r.chunkTokens.push(ids.length);
     }
     if (done) {
       if (spec.api !== 'native' && spec.includeUsage)
-        writer.write(events.usageEvent(r.promptTokens, r.generated));
+        writer.write(events.usageEvent(r.promptTokens, r.generated, counts));
       writer.write(SSE_DONE);
       writer.end();
       finish(true);

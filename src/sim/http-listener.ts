@@ -27,7 +27,7 @@ export class HttpListener {
   private readonly sockets = new Set<Socket>();
   private readonly openResponses = new Set<ServerResponse>();
 
-  constructor(handler: RequestHandler, sendError: ErrorSender) {
+  constructor(handler: RequestHandler, sendError: ErrorSender, keepAliveTimeoutMs = 65_000) {
     this.server = createServer((req, res) => {
       handler(req, res).catch((e: unknown) => {
         if (!res.headersSent)
@@ -35,7 +35,7 @@ export class HttpListener {
         else res.destroy();
       });
     });
-    this.server.keepAliveTimeout = 65_000;
+    this.server.keepAliveTimeout = keepAliveTimeoutMs;
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.setNoDelay(true);

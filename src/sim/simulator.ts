@@ -101,6 +101,10 @@ export class SimulatedServer implements SurfaceContext {
       track: (res) => this.listener?.track(res),
       sendError: this.surface.sendError,
       lengthError: this.surface.lengthError,
+      onFinished: (r) =>
+        this.writeLines(
+          this.surface.logs.requestFinished?.(this.served, r, Date.now() - this.proc.startEpochMs) ?? [],
+        ),
     });
   }
 
@@ -185,7 +189,11 @@ export class SimulatedServer implements SurfaceContext {
         `The simulated ${this.requested.flavor} refused to start: ${err.type}: ${err.message}`,
       );
     }
-    this.listener = new HttpListener((req, res) => this.route(req, res), this.surface.sendError);
+    this.listener = new HttpListener(
+      (req, res) => this.route(req, res),
+      this.surface.sendError,
+      this.surface.keepAliveTimeoutMs,
+    );
     this.port = await this.listener.listen(host, this.opts.port ?? 0);
     this.host = host;
     // the served process reports where it really listens

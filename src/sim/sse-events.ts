@@ -14,6 +14,18 @@ export interface EventCounts {
   acceptedDraftTokens: number;
   /** Seconds since arrival (native meta_info.e2e_latency). */
   e2eLatencyS: number;
+  /** Draft tokens proposed so far (llama-server timings.draft_n). */
+  draftTokens?: number;
+  /** Wall ms from arrival to the first token, and from the first token to now (llama-server timings). */
+  promptMs?: number;
+  predictedMs?: number;
+}
+
+/** How one stream's events are rendered: SseEvents (SGLang, vLLM, OpenAI), or a flavour's own. */
+export interface StreamRenderer {
+  chatRoleEvent(promptTokens: number): string;
+  tokenEvent(piece: string, fullText: string, done: boolean, c: EventCounts): string;
+  usageEvent(promptTokens: number, completionTokens: number, c?: EventCounts): string;
 }
 
 export interface StreamIdentity {
@@ -49,7 +61,7 @@ function usageJson(promptTokens: number, completionTokens: number): string {
 }
 
 /** Renders every SSE event of one stream from templates built once. */
-export class SseEvents {
+export class SseEvents implements StreamRenderer {
   private readonly id: StreamIdentity;
   /** `data: {"id":…,"object":…,"created":…,"model":…,` shared by OpenAI-style chunks. */
   private readonly head: string;

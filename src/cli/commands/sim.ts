@@ -16,7 +16,7 @@ interface OwnFlag {
 }
 
 const OWN_FLAGS: OwnFlag[] = [
-  { name: '--flavor', value: true, help: 'sglang | vllm | openai (default sglang)' },
+  { name: '--flavor', value: true, help: 'sglang | vllm | openai | llamacpp (default sglang)' },
   { name: '--host', value: true, help: 'address to bind (default 127.0.0.1)' },
   { name: '--port', value: true, help: 'port, 0 picks a free one (default 0)' },
   {
@@ -78,8 +78,11 @@ export function splitSimArgv(argv: string[]): SimCliOptions {
       throw new BenchgateError('BG_E_USAGE', `${name} expects a value; found nothing after it.`);
     switch (name) {
       case '--flavor':
-        if (v !== 'sglang' && v !== 'vllm' && v !== 'openai') {
-          throw new BenchgateError('BG_E_USAGE', `--flavor expects sglang, vllm or openai; found "${v}".`);
+        if (v !== 'sglang' && v !== 'vllm' && v !== 'openai' && v !== 'llamacpp') {
+          throw new BenchgateError(
+            'BG_E_USAGE',
+            `--flavor expects sglang, vllm, openai or llamacpp; found "${v}".`,
+          );
         }
         out.flavor = v;
         break;

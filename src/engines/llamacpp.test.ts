@@ -1,0 +1,227 @@
+// The llama.cpp adapter against documents captured from a real llama-server (commit 3f545becc, CPU build,
+// tiny random-weight LLaMA models): see fixtures/llamacpp/README.md for how each was produced.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTargetHttp } from '../client/target-http.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
+import { llamacppAdapter, llamacppSpecCounters, llamacppTokenizeRequest } from './llamacpp.js';
+
+const dir = join(import.meta.dirname, 'fixtures', 'llamacpp');
+const fixture = (name: string) => readFileSync(join(dir, name), 'utf8');
+
+describe('llama.cpp live endpoints (speculating server)', () => {
+  let server: FixtureServer;
+  beforeAll(async () => {
+    server = await startFixtureServer({
+      '/props': JSON.parse(fixture('props-spec.json')),
+      '/slots': JSON.parse(fixture('slots-spec.json')),
+      '/health': { status: 'ok' },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('reads build, slots, per-slot n_ctx and speculative: true from /slots', async () => {
+    const { facts, raw } = await llamacppAdapter.readLive(createTargetHttp(server.url));
+    expect(facts.engine.value).toBe('llamacpp');
+    expect(facts.engine_version.value).toBe('b0-unknown');
+    expect(facts.max_running_requests).toEqual({ value: 4, source: 'GET /props' });
+    expect(facts.context_length.value).toBe(512);
+    expect(facts['llamacpp.speculative']).toEqual({ value: true, source: 'GET /slots' });
+    expect(facts['speculative.algorithm']).toBeUndefined();
+    expect(raw['/slots']).toHaveLength(4);
+    expect(await llamacppAdapter.detect(createTargetHttp(server.url))).toBe(true);
+  });
+
+  it('does not take /props speculative.types ("none" while speculating) as a fact', async () => {
+    const { facts } = await llamacppAdapter.readLive(createTargetHttp(server.url));
+    expect(
+      JSON.parse(fixture('props-spec.json')).default_generation_settings.params['speculative.types'],
+    ).toBe('none');
+    expect(facts['llamacpp.params.speculative.types']).toBeUndefined();
+    expect(facts['llamacpp.params.temperature']).toBeDefined();
+  });
+});
+
+describe('llama.cpp live endpoints (no speculation)', () => {
+  it('reads speculative off from /slots as an absent algorithm, not unknown', async () => {
+    const server = await startFixtureServer({ '/slots': JSON.parse(fixture('slots-plain.json')) });
+    try {
+      const { facts } = await llamacppAdapter.readLive(createTargetHttp(server.url));
+      expect(facts['speculative.algorithm'].value).toBeNull();
+      expect(facts['llamacpp.speculative'].value).toBe(false);
+      expect(facts.context_length).toEqual({ value: 512, source: 'GET /slots' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('recognises a router-mode server by /props role', async () => {
+    const server = await startFixtureServer({
+      '/props': { role: 'router', max_instances: 4, model_path: 'none', build_info: 'b0-unknown' },
+    });
+    try {
+      const http = createTargetHttp(server.url);
+      expect(await llamacppAdapter.detect(http)).toBe(true);
+      const { facts } = await llamacppAdapter.readLive(http);
+      expect(facts['llamacpp.role'].value).toBe('router');
+      expect(facts.model).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('llama.cpp command line', () => {
+  const read = (argv: string[], env: Record<string, string> | null = null) =>
+    llamacppAdapter.readProcess(['llama-server', ...argv], env, 'pid 1');
+
+  it('reads --spec-type and the draft model; n-max defaults to 3 for draft types', () => {
+    const f = read([
+      '-m',
+      'main.gguf',
+      '-md',
+      'draft.gguf',
+      '--spec-type',
+      'draft-simple',
+      '-t',
+      '1',
+      '-td',
+      '1',
+    ]);
+    expect(f['speculative.algorithm'].value).toBe('draft-simple');
+    expect(f['speculative.draft_model'].value).toBe('draft.gguf');
+    expect(f['speculative.num_steps']).toMatchObject({ value: 3, inferred: true });
+    expect(f['llamacpp.spec_draft_threads'].value).toBe(1);
+  });
+
+  it('reads --spec-draft-n-max and the --model-draft=... spelling', () => {
+    const f = read(['--model-draft=d.gguf', '--spec-type=draft-eagle3', '--spec-draft-n-max', '8']);
+    expect(f['speculative.draft_model'].value).toBe('d.gguf');
+    expect(f['speculative.algorithm'].value).toBe('draft-eagle3');
+    expect(f['speculative.num_steps']).toEqual({ value: 8, source: 'pid 1' });
+  });
+
+  it('-md alone loads a draft but does not speculate: algorithm absent', () => {
+    const f = read(['-m', 'main.gguf', '-md', 'draft.gguf']);
+    expect(f['speculative.algorithm'].value).toBeNull();
+    expect(f['speculative.algorithm'].source).toContain('-md without --spec-type');
+    expect(f['speculative.draft_model'].value).toBe('draft.gguf');
+  });
+
+  it('no draft model and no --spec-type: algorithm absent, not unknown', () => {
+    const f = read(['-m', 'main.gguf', '-np', '4', '-c', '2048']);
+    expect(f['speculative.algorithm'].value).toBeNull();
+    expect(f['speculative.draft_model']).toBeUndefined();
+    expect(f.context_length).toMatchObject({ value: 512, inferred: true });
+  });
+
+  it('ngram types speculate without a draft model; --spec-default means ngram-mod', () => {
+    expect(read(['--spec-type', 'ngram-simple'])['speculative.algorithm'].value).toBe('ngram-simple');
+    expect(read(['--spec-default'])['speculative.algorithm'].value).toBe('ngram-mod');
+    expect(read(['--spec-type', 'none', '-md', 'd.gguf'])['speculative.algorithm'].value).toBeNull();
+  });
+
+  it('reads LLAMA_ARG_* environment variables when the flag is not given', () => {
+    const f = read(['-m', 'main.gguf'], {
+      LLAMA_ARG_SPEC_TYPE: 'draft-simple',
+      LLAMA_ARG_SPEC_DRAFT_MODEL: 'd.gguf',
+    });
+    expect(f['speculative.algorithm']).toEqual({ value: 'draft-simple', source: 'pid 1 (environment)' });
+    expect(f['speculative.draft_model'].value).toBe('d.gguf');
+  });
+});
+
+describe('llama.cpp /metrics speculative counters', () => {
+  it('reads draft, accepted, drafts and per-position counters', () => {
+    const c = llamacppSpecCounters(fixture('metrics-spec.txt'));
+    expect(c).toEqual({
+      drafts: 261,
+      verifySteps: 261,
+      draftTokens: 774,
+      acceptedTokens: 5,
+      acceptedTokensPerPosition: [5, 0, 0],
+      generationTokens: 272,
+    });
+  });
+
+  it('a server without speculation exposes the counters at zero', () => {
+    const c = llamacppSpecCounters(fixture('metrics-plain.txt'));
+    expect(c).toMatchObject({ drafts: 0, draftTokens: 0, acceptedTokens: 0 });
+    expect(llamacppSpecCounters('# nothing here\n')).toBeNull();
+  });
+});
+
+describe('llama.cpp logs (2026 format)', () => {
+  it('default verbosity: the verbosity line starts, listening is ready, slots and draft are read', () => {
+    const r = llamacppAdapter.readLog(fixture('start-spec-default.log'), 'spec.log');
+    expect(r.startMarkerLines).toEqual([1]);
+    expect(r.readyLine).toBe(12);
+    expect(r.facts.model.value).toBe('main.gguf');
+    expect(r.facts['speculative.draft_model']).toEqual({ value: 'draft.gguf', source: 'spec.log:9' });
+    expect(r.facts.max_running_requests.value).toBe(4);
+    expect(r.facts.context_length.value).toBe(512);
+    expect(r.facts.engine_version).toBeUndefined();
+    expect(r.crashes).toEqual([]);
+  });
+
+  it('reads per-request "draft acceptance" lines into totals', () => {
+    const r = llamacppAdapter.readLog(fixture('start-spec-default.log'), 'spec.log');
+    const lines = fixture('start-spec-default.log')
+      .split('\n')
+      .filter((l) => l.includes('draft acceptance'));
+    expect(r.facts['llamacpp.log_draft_requests'].value).toBe(lines.length);
+    expect(r.facts['llamacpp.log_draft_accepted_tokens'].value).toBe(10);
+    expect(r.facts['llamacpp.log_draft_generated_tokens'].value).toBe(1518);
+  });
+
+  it('verbosity 4: build and verbosity lines are one start; -md without --spec-type reads as no speculation', () => {
+    const r = llamacppAdapter.readLog(fixture('start-lv4-draft-without-spec-type.log'), 'lv4.log');
+    expect(r.startMarkerLines).toEqual([1]);
+    expect(r.facts.engine_version.value).toBe('b0-unknown');
+    expect(r.facts['speculative.algorithm']).toEqual({ value: null, source: 'lv4.log:21' });
+    expect(r.facts.context_length.value).toBe(4096);
+    expect(r.readyLine).toBe(29);
+  });
+
+  it('reads the version of a tagged build and finds two starts in one file', () => {
+    const log = [
+      '0.00.003.856 I cmn  common_param: common_params_print_info: build 10587 (3f545becc) with GNU 12.2.0 for Linux x86_64',
+      '0.00.003.865 I cmn  common_param: common_params_print_info: verbosity = 4 (adjust with the `-lv N` CLI arg)',
+      '0.00.197.320 I srv  llama_server: listening on http://127.0.0.1:8080',
+      '0.00.003.127 I cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)',
+      "0.00.009.762 I srv    load_model: loading model 'main.gguf'",
+    ].join('\n');
+    const r = llamacppAdapter.readLog(log, 'x.log');
+    expect(r.startMarkerLines).toEqual([1, 4]);
+    expect(r.readyLine).toBeNull();
+    expect(r.facts.engine_version).toBeUndefined();
+    expect(
+      llamacppAdapter.readLog(log.split('\n').slice(0, 3).join('\n'), 'x.log').facts.engine_version.value,
+    ).toBe('b10587-3f545becc');
+  });
+
+  it('router mode: recognised, ready at listening', () => {
+    const r = llamacppAdapter.readLog(fixture('router.log'), 'router.log');
+    expect(r.facts['llamacpp.role'].value).toBe('router');
+    expect(r.readyLine).toBe(18);
+  });
+
+  it('a model that fails to load is a failed start, reported at its first error line', () => {
+    const r = llamacppAdapter.readLog(fixture('load-failure.log'), 'fail.log');
+    expect(r.readyLine).toBeNull();
+    expect(r.crashes).toHaveLength(1);
+    expect(r.crashes[0].line).toBe(9);
+    expect(r.crashes[0].excerpt).toMatch(/^llama_model_load: error loading model: .*nope\.gguf$/);
+  });
+});
+
+describe('llama.cpp requests', () => {
+  it('tokenizes with `content` and counts BOS, as completions prompt_tokens does', () => {
+    expect(llamacppTokenizeRequest('m', 'hello')).toEqual({
+      path: '/tokenize',
+      body: { content: 'hello', add_special: true },
+    });
+  });
+});
