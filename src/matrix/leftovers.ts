@@ -165,12 +165,24 @@ export async function checkPreviousGroup(
         `(${previous.startTime === null ? 'no start time was recorded' : 'the PID was reused'}); not ended.`,
     };
   }
+  const survivors = async (): Promise<number[]> =>
+    (await processGroupMembers(host, previous.pid)).map((m) => m.pid).filter((p) => ours.includes(p));
+  /** Polls up to `tries` × 100 ms for the group's members to be gone; returns who is left. */
+  const untilGone = async (tries: number): Promise<number[]> => {
+    let left = await survivors();
+    for (let i = 0; i < tries && left.length > 0; i++) {
+      await sleep(100);
+      left = await survivors();
+    }
+    return left;
+  };
   await signalPids(host, ours, 'TERM');
-  for (let i = 0; i < 30 && (await processGroupMembers(host, previous.pid)).length > 0; i++) await sleep(100);
-  const still = (await processGroupMembers(host, previous.pid))
-    .map((m) => m.pid)
-    .filter((p) => ours.includes(p));
-  if (still.length > 0) await signalPids(host, still, 'KILL');
+  const still = await untilGone(30);
+  if (still.length > 0) {
+    await signalPids(host, still, 'KILL');
+    // SIGKILL is not instant on a loaded machine: report "ended" only once the processes are gone
+    await untilGone(50);
+  }
   return {
     pids,
     killed: true,
