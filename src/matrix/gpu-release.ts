@@ -2,6 +2,7 @@
 // compute-apps list for the server's PIDs (and optionally per-GPU memory in use) for a short while.
 
 import { APPS_QUERY, GPU_QUERY, parseComputeAppsCsv, parseGpuCsv } from '../checkpoint/nvidia-smi.js';
+import { monoNowMs } from '../core/clock.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { sleep } from './process-table.js';
 
@@ -25,7 +26,7 @@ export async function checkGpuRelease(
   host: ProcessHost,
   opts: { serverPids: readonly number[]; maxMemoryUsedMiB?: number; timeoutS?: number },
 ): Promise<GpuReleaseResult> {
-  const deadline = Date.now() + (opts.timeoutS ?? 10) * 1000;
+  const deadline = monoNowMs() + (opts.timeoutS ?? 10) * 1000;
   const ours = new Set(opts.serverPids);
   for (;;) {
     const apps = await query(host, APPS_QUERY);
@@ -49,7 +50,7 @@ export async function checkGpuRelease(
       }
     }
     if (problems.length === 0) return { checked: true, message: null };
-    if (Date.now() >= deadline) return { checked: true, message: `${problems.join('; ')}.` };
+    if (monoNowMs() >= deadline) return { checked: true, message: `${problems.join('; ')}.` };
     await sleep(250);
   }
 }

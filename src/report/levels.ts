@@ -3,18 +3,10 @@
 
 import type { LevelKey } from '../metrics/summary.js';
 
+export { levelLabel, levelWords } from '../load/level-label.js';
+
 export function levelId(k: LevelKey): string {
   return `${k.kind}:${k.value}:${k.maxConcurrency ?? ''}`;
-}
-
-export function levelLabel(k: LevelKey): string {
-  if (k.kind === 'concurrency') return `c=${k.value}`;
-  return `${k.value} req/s${k.maxConcurrency ? ` (cap ${k.maxConcurrency})` : ''}`;
-}
-
-/** "concurrency 16" or "rate 2 req/s": for sentences. */
-export function levelWords(k: LevelKey): string {
-  return k.kind === 'concurrency' ? `concurrency ${k.value}` : `rate ${levelLabel(k)}`;
 }
 
 export function compareLevelKeys(a: LevelKey, b: LevelKey): number {

@@ -8,10 +8,10 @@ import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
 import { silentProgress, ttyProgress } from '../../load/progress.js';
-import { runBench } from '../../load/run-bench.js';
 import { loadPlanFile, resolvePlan } from '../../plan/load.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
+import { runBench } from '../../session/run-bench.js';
 import { action, parseNumberList, parsePositive } from '../action.js';
 
 interface BenchFlags {
