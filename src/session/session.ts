@@ -12,7 +12,7 @@ import { type ClockAnchor, monoNowMs, parseDurationS, takeAnchor } from '../core
 import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.js';
-import type { EngineAdapter, EngineName, GenerationParams, TargetHttp } from '../engines/types.js';
+import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
 import { type LevelShape, runLevel } from '../load/level-runner.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
@@ -123,6 +123,19 @@ export function streamTimeouts(plan: Plan): StreamTimeouts {
   };
 }
 
+/** The target's HTTP with GET /v1/models fetched once: listing and engine detection share the answer. */
+function listingOnce(http: TargetHttp): TargetHttp {
+  let listing: Promise<HttpDoc> | null = null;
+  return {
+    baseUrl: http.baseUrl,
+    request: (path, o) => {
+      if (path !== '/v1/models' || (o?.method ?? 'GET') !== 'GET') return http.request(path, o);
+      listing ??= http.request(path, o);
+      return listing;
+    },
+  };
+}
+
 async function listModels(http: TargetHttp): Promise<string[]> {
   const doc = await http.request('/v1/models');
   if (doc.error) {
@@ -177,7 +190,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const { plan, url, headers } = opts;
   const progress = opts.progress ?? silentProgress;
   const timeouts = streamTimeouts(plan);
-  const http = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs });
+  const http = listingOnce(createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs }));
   const ids = await listModels(http);
   const engine: EngineName = plan.target.engine === 'auto' ? await detectEngine(http) : plan.target.engine;
   const adapter = getAdapter(engine);
