@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import { monoNowMs } from '../core/clock.js';
-import { BenchgateError, isBenchgateError } from '../core/errors.js';
+import { BenchgateError, type ErrorCode, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import { levelKeyOf, levelLabel } from '../load/level-label.js';
@@ -85,7 +85,12 @@ class ConfigFailed extends Error {
   }
 }
 
-function fail(stage: ConfigFailure['stage'], code: string, message: string, evidence: string[] = []): never {
+function fail(
+  stage: ConfigFailure['stage'],
+  code: ErrorCode,
+  message: string,
+  evidence: string[] = [],
+): never {
   throw new ConfigFailed({ stage, code, message, evidence });
 }
 
