@@ -42,23 +42,6 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   '(root)': 'anything',
 };
 
-/**
- * Known violations being removed (issue 14): the session work moves the run store, the metric summaries,
- * the checkpoint gate and the simulator starter out of load/. The integrator empties this list after
- * merging it; an entry that no longer matches an import fails the test, so the list cannot go stale.
- */
-const KNOWN_FLOW_VIOLATIONS: readonly { from: string; to: string }[] = [
-  { from: 'src/load/run-bench.ts', to: 'src/results/run-store.ts' },
-  { from: 'src/load/run-bench.ts', to: 'src/metrics/level.ts' },
-  { from: 'src/load/run-bench.ts', to: 'src/metrics/summary.ts' },
-  { from: 'src/load/run-bench.ts', to: 'src/checkpoint/finding.ts' },
-  { from: 'src/load/run-bench.ts', to: 'src/sim/api.ts' },
-  { from: 'src/load/run-bench.ts', to: 'src/sim/index.ts' },
-  { from: 'src/load/simulator-process.ts', to: 'src/sim/api.ts' },
-  // the LevelKey type: its home is below load/ (records/ or plan/), not metrics/summary.ts
-  { from: 'src/load/level-runner.ts', to: 'src/metrics/summary.ts' },
-];
-
 /** Node modules that read or write files, sockets or processes. */
 const IO_MODULES = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'child_process'];
 const PURE_FOLDERS = ['metrics', 'report'];
@@ -120,9 +103,6 @@ const nodeModule = (specifier: string): string | null =>
       : null;
 
 const where = (e: ImportEdge) => `${e.from}:${e.line} imports '${e.specifier}'`;
-
-const isKnownViolation = (e: ImportEdge) =>
-  KNOWN_FLOW_VIOLATIONS.some((k) => k.from === e.from && k.to === e.to);
 
 /** The shortest path from a component's first folder back to itself, folders in order (first repeated last). */
 function shortestLoop(graph: Map<string, Set<string>>, component: string[]): string[] {
@@ -190,21 +170,12 @@ describe('the one-way flow between the folders of src/', () => {
       const from = folderOf(e.from);
       const to = folderOf(e.to!);
       const allowed = ALLOWED[from];
-      if (from === to || allowed === 'anything' || allowed?.includes(to) || isKnownViolation(e)) return [];
+      if (from === to || allowed === 'anything' || allowed?.includes(to)) return [];
       return [
         `${where(e)}: ${from}/ may import ${allowed?.length ? `only ${allowed.map((a) => `${a}/`).join(', ')}` : 'nothing of ours'}, not ${to}/`,
       ];
     });
     expect(broken).toEqual([]);
-  });
-
-  it('lists only known violations that still exist', () => {
-    const stale = KNOWN_FLOW_VIOLATIONS.filter(
-      (k) => !ownEdges.some((e) => e.from === k.from && e.to === k.to),
-    );
-    expect(
-      stale.map((k) => `${k.from} no longer imports ${k.to}: delete it from KNOWN_FLOW_VIOLATIONS`),
-    ).toEqual([]);
   });
 
   it('has no cycle between folders, type-only imports included', () => {

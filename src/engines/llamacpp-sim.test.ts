@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulatorProcess } from '../load/simulator-process.js';
+import { startSimulatorProcess } from '../session/simulator-process.js';
 import type { SimulatorHandle } from '../sim/api.js';
 
 const MAIN = new URL('../cli/main.ts', import.meta.url).pathname;

@@ -11,7 +11,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { LevelKey } from '../metrics/summary.js';
+import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
 

@@ -1,15 +1,27 @@
 // Builds a config's run directory (<matrix>/<config>/: manifest, level-NN.json, summary.json,
-// requests.jsonl) from its per-level runs under levels/NN/, so compare/report read one ordinary run.
-// Each level ran as its own run with its own clock anchor; record times stay relative to that anchor.
+// summary.csv, requests.jsonl) from its per-level runs under levels/NN/, so compare/report read one
+// ordinary run. The levels of one session share its clock anchor; levels kept from an earlier session
+// (a resumed matrix) have their record times moved onto the first level's anchor through wall time.
+// Every file is written atomically through the run store's writers.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
+import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from '../results/layout.js';
+import {
+  levelFile,
+  MANIFEST_FILE,
+  type Manifest,
+  REQUESTS_FILE,
+  SUMMARY_CSV_FILE,
+  SUMMARY_FILE,
+} from '../results/layout.js';
+import { writeJsonAtomic, writeTextAtomic } from '../results/run-store.js';
+import { summaryCsv } from '../results/summary-csv.js';
 
 export const LEVELS_DIR = 'levels';
 export const levelRunDir = (configDir: string, levelIndex: number): string =>
@@ -52,6 +64,27 @@ async function readRecords(runDir: string): Promise<RequestRecord[]> {
   return out;
 }
 
+/** The record with every time moved by `shiftMs` (onto another anchor of the same wall clock). */
+export function shiftRecord(r: RequestRecord, shiftMs: number): RequestRecord {
+  if (shiftMs === 0) return r;
+  const at = (t: number | null) => (t === null ? null : t + shiftMs);
+  return {
+    ...r,
+    scheduledMs: r.scheduledMs + shiftMs,
+    sentMs: r.sentMs + shiftMs,
+    headersMs: at(r.headersMs),
+    chunkMs: r.chunkMs.map((t) => t + shiftMs),
+    firstContentMs: at(r.firstContentMs),
+    endMs: r.endMs + shiftMs,
+  };
+}
+
+/** ms to add to times relative to `from` to make them relative to `to` (0 when it is the same anchor). */
+function anchorShiftMs(from: ClockAnchor | undefined, to: ClockAnchor | undefined): number {
+  if (!from || !to || (from.monoMs === to.monoMs && from.wallEpochMs === to.wallEpochMs)) return 0;
+  return from.wallEpochMs - to.wallEpochMs;
+}
+
 export async function assembleConfigRun(args: {
   configDir: string;
   runId: string;
@@ -70,14 +103,16 @@ export async function assembleConfigRun(args: {
     const dir = levelRunDir(args.configDir, idx);
     const summary = await readLevelSummary(dir, idx);
     if (!summary) continue;
-    firstManifest ??= await readJson<Manifest>(join(dir, MANIFEST_FILE));
+    const levelManifest = await readJson<Manifest>(join(dir, MANIFEST_FILE));
+    firstManifest ??= levelManifest;
+    const shiftMs = anchorShiftMs(levelManifest?.anchor, firstManifest?.anchor);
     const level: LevelSummary = { ...summary, levelIndex: idx };
     levels.push(level);
-    await writeFile(join(args.configDir, levelFile(idx)), `${JSON.stringify(level, null, 2)}\n`);
+    writeJsonAtomic(join(args.configDir, levelFile(idx)), level);
     for (const r of await readRecords(dir))
-      lines.push(JSON.stringify({ ...r, id: nextId++, levelIndex: idx }));
+      lines.push(JSON.stringify({ ...shiftRecord(r, shiftMs), id: nextId++, levelIndex: idx }));
   }
-  await writeFile(join(args.configDir, REQUESTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
+  writeTextAtomic(join(args.configDir, REQUESTS_FILE), lines.length ? `${lines.join('\n')}\n` : '');
   const verifiedTarget: VerifiedTarget | null =
     args.checkpoint?.verifiedTarget ?? firstManifest?.verifiedTarget ?? null;
   const now = new Date().toISOString();
@@ -100,7 +135,7 @@ export async function assembleConfigRun(args: {
     checkpoint: args.checkpoint?.report ?? firstManifest?.checkpoint ?? null,
     finishedAt: now,
   } as Manifest;
-  await writeFile(join(args.configDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeJsonAtomic(join(args.configDir, MANIFEST_FILE), manifest);
   const summary: RunSummary = {
     schema: 'benchgate.summary/1',
     runId: args.runId,
@@ -108,6 +143,7 @@ export async function assembleConfigRun(args: {
     levels,
     ...(args.incomplete ? { incomplete: { reason: args.incomplete } } : {}),
   };
-  await writeFile(join(args.configDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+  writeJsonAtomic(join(args.configDir, SUMMARY_FILE), summary);
+  writeTextAtomic(join(args.configDir, SUMMARY_CSV_FILE), summaryCsv(levels, args.plan.percentiles));
   return summary;
 }

@@ -1,5 +1,5 @@
-// Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), one sweep level
-// (src/load runBench), drift check, comparison + HTML report (src/report), checklist rendering.
+// Wires the matrix's stages to the real modules: checkpoint (src/checkpoint), a session of the server
+// (src/session openSession), drift check, comparison + HTML report (src/report), checklist rendering.
 
 import { checkDrift } from '../checkpoint/gate.js';
 import { renderChecklist } from '../checkpoint/render-text.js';
@@ -8,35 +8,30 @@ import { wantsColor } from '../core/color.js';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { silentProgress } from '../load/progress.js';
-import { runBench } from '../load/run-bench.js';
 import { renderFormat, reportArtifacts } from '../report/artifacts.js';
 import { compareRuns } from '../report/compare.js';
 import { readRuns } from '../results/read-run.js';
 import { writeArtifacts } from '../results/write-artifacts.js';
+import { authHeaders, openSession } from '../session/session.js';
 import type { MatrixStages } from './stages.js';
 
 export function defaultStages(): MatrixStages {
   return {
     checkpoint: (a) =>
       runCheckpoint({ plan: a.plan, host: a.host, signal: a.signal, onProgress: a.onProgress }),
-    sweepLevel: async (a) => {
-      const r = await runBench({
+    openSession: (a) => {
+      const url = a.plan.target.url;
+      if (!url) throw new BenchgateError('BG_E_INTERNAL', 'a matrix config reached the sweep without a URL.');
+      const { headers, secrets } = authHeaders(a.plan, process.env);
+      return openSession({
         plan: a.plan,
-        runDir: a.runDir,
-        levelIndexBase: a.levelIndex,
-        signal: a.signal,
-        progress: { ...silentProgress, note: (l) => a.onProgress(l) },
+        url,
+        headers,
+        secrets,
+        planPath: a.planPath,
+        progress: { ...silentProgress, note: (l: string) => a.onProgress(l) },
         beforeLoad: async () => a.checkpoint,
-        afterLevel: () => a.afterLevel(),
       });
-      const level = r.summary.levels[0];
-      if (r.interrupted || !level) {
-        throw new BenchgateError(
-          'BG_E_ABORTED',
-          r.summary.incomplete?.reason ?? 'the level was interrupted before it finished.',
-        );
-      }
-      return level;
     },
     driftCheck: checkDrift,
     compare: async ({ runs, outDir }) => {

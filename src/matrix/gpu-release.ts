@@ -2,6 +2,7 @@
 // compute-apps list for the server's PIDs (and optionally per-GPU memory in use) for a short while.
 
 import { APPS_QUERY, GPU_QUERY, gpuLabel, readComputeApps, readGpus } from '../checkpoint/nvidia-smi.js';
+import { monoNowMs } from '../core/clock.js';
 import { describeNoValue } from '../core/read-result.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { sleep } from './process-table.js';
@@ -26,7 +27,7 @@ export async function checkGpuRelease(
   host: ProcessHost,
   opts: { serverPids: readonly number[]; maxMemoryUsedMiB?: number; timeoutS?: number },
 ): Promise<GpuReleaseResult> {
-  const deadline = Date.now() + (opts.timeoutS ?? 10) * 1000;
+  const deadline = monoNowMs() + (opts.timeoutS ?? 10) * 1000;
   const ours = new Set(opts.serverPids);
   for (;;) {
     const apps = await query(host, APPS_QUERY);
@@ -58,7 +59,7 @@ export async function checkGpuRelease(
       }
     }
     if (problems.length === 0) return { checked: true, message: null };
-    if (Date.now() >= deadline) return { checked: true, message: `${problems.join('; ')}.` };
+    if (monoNowMs() >= deadline) return { checked: true, message: `${problems.join('; ')}.` };
     await sleep(250);
   }
 }

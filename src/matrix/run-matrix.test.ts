@@ -186,4 +186,47 @@ describe('bad input: the matrix says what went wrong and moves on', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('prepares a config once for all its levels: one session, one smoke request, one clock anchor', async () => {
+    const marker = uniqueMarker();
+    const [p] = await freeLoopbackPorts(1);
+    const plan = testPlan(out, [simConfig({ name: 'once', port: p, marker })], {
+      load: { kind: 'concurrency', levels: [1, 2, 3], requests: 4 },
+    });
+    const real = defaultStages();
+    let sessions = 0;
+    let smokeShaped = -1;
+    const stages: typeof real = {
+      ...real,
+      openSession: (a) => {
+        sessions++;
+        return real.openSession(a);
+      },
+      // read the live server's own request log after each level (the server is gone afterwards)
+      driftCheck: async (a) => {
+        const truth = (await (await fetch(`http://127.0.0.1:${p}/_sim/requests`)).json()) as {
+          requests: { completionTokens: number }[];
+        };
+        smokeShaped = truth.requests.filter((r) => r.completionTokens === 2).length;
+        return real.driftCheck(a);
+      },
+    };
+    const result = await runMatrix({ plan, planPath: null, stages, ...quiet });
+    const c = result.configs[0];
+    expect(c.status).toBe('completed');
+    expect(c.completedLevels).toEqual([0, 1, 2]);
+    expect(sessions).toBe(1);
+    expect(smokeShaped).toBe(1); // the session's smoke asks for 2 tokens; the load asks for 8
+    const anchors = await Promise.all(
+      ['00', '01', '02'].map(async (l) => {
+        const m = JSON.parse(await readFile(join(c.dir, 'levels', l, 'manifest.json'), 'utf8'));
+        return JSON.stringify(m.anchor);
+      }),
+    );
+    expect(new Set(anchors).size).toBe(1);
+    const assembled = JSON.parse(await readFile(join(c.dir, 'manifest.json'), 'utf8'));
+    expect(JSON.stringify(assembled.anchor)).toBe(anchors[0]);
+    expect(await requestsPerLevel(c.dir)).toEqual({ 0: 4, 1: 4, 2: 4 });
+    expect(await pidsWithMarker(marker)).toEqual([]);
+  });
 });

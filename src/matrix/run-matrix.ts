@@ -1,17 +1,20 @@
-// The matrix: for each server configuration, launch → wait for ready → checkpoint → sweep (with a
-// drift check after each level) → tear down, recording every step in a resumable state file.
+// The matrix: for each server configuration, launch → wait for ready → checkpoint → one session of the
+// server (its levels swept one by one, each drift-checked) → tear down, recording every step in a resumable state file.
 // A failing config is recorded with its evidence and the loop moves on; completed configs are compared.
 
 import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import { monoNowMs } from '../core/clock.js';
-import { BenchgateError, isBenchgateError } from '../core/errors.js';
+import { BenchgateError, type ErrorCode, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
+import { levelKeyOf, levelLabel } from '../load/level-label.js';
+import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { LevelOutcome, Session } from '../session/session.js';
 import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
 import { estimateMatrix, renderPlanPreview } from './estimate.js';
@@ -82,7 +85,12 @@ class ConfigFailed extends Error {
   }
 }
 
-function fail(stage: ConfigFailure['stage'], code: string, message: string, evidence: string[] = []): never {
+function fail(
+  stage: ConfigFailure['stage'],
+  code: ErrorCode,
+  message: string,
+  evidence: string[] = [],
+): never {
   throw new ConfigFailed({ stage, code, message, evidence });
 }
 
@@ -246,6 +254,40 @@ async function dropPartialLevels(configDir: string, completed: readonly number[]
   return dropped;
 }
 
+/** One level of the session into its own run directory (levels/NN/), summary written even when interrupted. */
+async function sweepOneLevel(
+  session: Session,
+  idx: number,
+  runDir: string,
+  signal: AbortSignal,
+  afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>,
+): Promise<LevelSummary> {
+  const store = session.openStore({ runDir });
+  let outcome: LevelOutcome | null = null;
+  try {
+    outcome = await session.runLevel(idx, { store, signal, afterLevel });
+  } finally {
+    const levels = outcome ? [outcome.summary] : [];
+    const done = outcome !== null && !outcome.interrupted;
+    store.writeSummary(
+      {
+        schema: 'benchgate.summary/1',
+        runId: store.runId,
+        name: basename(runDir),
+        levels,
+        ...(done ? {} : { incomplete: { reason: 'the level did not finish' } }),
+      },
+      session.plan.percentiles,
+    );
+    store.updateManifest({ finishedAt: new Date().toISOString() });
+    store.close();
+  }
+  if (outcome.interrupted) {
+    throw new BenchgateError('BG_E_ABORTED', 'the level was interrupted before it finished.');
+  }
+  return outcome.summary;
+}
+
 async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<ConfigOutcome> {
   const { log, state, matrixDir, stages } = ctx;
   const configDir = join(matrixDir, config.name);
@@ -297,6 +339,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   let checkpoint: CheckpointOutcome | null = null;
   let failure: ConfigFailure | null = null;
   let serverPids: number[] = [];
+  let session: Session | null = null;
   try {
     try {
       host = await ctx.openHostFn(config.hostSpec);
@@ -427,8 +470,35 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     st.verifiedConfigHash = hash;
     await save();
 
-    // 4. The sweep, one level at a time, with a drift check after each.
+    // 4. One session of the server (detection, smoke, tokenizer, one clock anchor), then the sweep,
+    // one level at a time, each level in its own run directory, with a drift check after each.
+    const verified = checkpoint.verifiedTarget;
+    const live = server;
+    const onProgress = (l: string) => ctx.progress(`  ${config.name}: ${l}`);
+    try {
+      session = await stages.openSession({
+        plan: config.plan,
+        planPath: ctx.planPath,
+        checkpoint,
+        onProgress,
+      });
+    } catch (e) {
+      fail(
+        'sweep',
+        isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
+        `config "${config.name}": could not prepare the sweep: ${(e as Error).message}`,
+        server.log.excerpt(8),
+      );
+    }
+    const afterLevel = async (): Promise<{ valid: boolean; reasons: string[] }> => {
+      const reasons: string[] = [];
+      const crash = live.log.crashHit;
+      if (crash) reasons.push(`the server logged a crash at output line ${crash.line}`);
+      const drift = await stages.driftCheck({ plan: config.plan, host: host!, verifiedTarget: verified });
+      return { valid: reasons.length === 0 && drift.valid, reasons: [...reasons, ...drift.reasons] };
+    };
     for (const idx of ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i))) {
+      const label = levelLabel(levelKeyOf(ctx.plan.load, ctx.plan.load.levels[idx]));
       if (ctx.signal.aborted)
         fail(
           'sweep',
@@ -437,39 +507,11 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         );
       const runDir = levelRunDir(configDir, idx);
       await rm(runDir, { recursive: true, force: true });
-      await mkdir(runDir, { recursive: true });
-      const levelPlan: Plan = {
-        ...config.plan,
-        load: { ...config.plan.load, levels: [ctx.plan.load.levels[idx]] },
-        output: runDir,
-      };
-      log(
-        `  level ${ctx.plan.load.kind === 'concurrency' ? 'c=' : ''}${ctx.plan.load.levels[idx]}${ctx.plan.load.kind === 'rate' ? ' req/s' : ''}`,
-      );
-      const verified = checkpoint.verifiedTarget;
-      const live = server;
+      log(`  level ${label}`);
       const levelStartMs = monoNowMs();
-      let summary: Awaited<ReturnType<MatrixStages['sweepLevel']>>;
+      let summary: LevelSummary;
       try {
-        summary = await stages.sweepLevel({
-          plan: levelPlan,
-          levelIndex: idx,
-          runDir,
-          checkpoint,
-          signal: ctx.signal,
-          onProgress: (l) => ctx.progress(`  ${config.name}: ${l}`),
-          afterLevel: async () => {
-            const reasons: string[] = [];
-            const crash = live.log.crashHit;
-            if (crash) reasons.push(`the server logged a crash at output line ${crash.line}`);
-            const drift = await stages.driftCheck({
-              plan: config.plan,
-              host: host!,
-              verifiedTarget: verified,
-            });
-            return { valid: reasons.length === 0 && drift.valid, reasons: [...reasons, ...drift.reasons] };
-          },
-        });
+        summary = await sweepOneLevel(session, idx, runDir, ctx.signal, afterLevel);
       } catch (e) {
         const crash = server.log.crashHit;
         fail(
@@ -549,6 +591,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         log(`  ! ${gpu.message}`);
       }
     }
+    session?.close();
     await host?.close().catch(() => undefined);
   }
 

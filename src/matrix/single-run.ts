@@ -6,8 +6,8 @@ import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import { openHost } from '../hosts/open-host.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
-import { runBench } from '../load/run-bench.js';
 import type { Plan } from '../plan/schema.js';
+import { runBench } from '../session/run-bench.js';
 import type { MatrixStages } from './stages.js';
 
 export interface SingleRunResult {

@@ -1,25 +1,20 @@
-// The stages the matrix calls but does not own (checkpoint, one sweep level, drift check, comparison,
+// The stages the matrix calls but does not own (checkpoint, opening a session of the server, drift check, comparison,
 // checklist rendering). An interface so the runner stays one readable loop; defaults wire the real modules.
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
-import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { Session } from '../session/session.js';
 
-export interface SweepLevelArgs {
-  /** The config's plan narrowed to the one level to run (load.levels has one entry). */
+export interface OpenSessionArgs {
+  /** The config's plan (its target URL is the launched server). */
   plan: Plan;
-  /** Index of this level in the full plan's load.levels. */
-  levelIndex: number;
-  /** Directory the level's run is written to (created by the caller, empty). */
-  runDir: string;
+  planPath: string | null;
+  /** The checkpoint that already passed; the session's gate returns it instead of checking again. */
   checkpoint: CheckpointOutcome;
-  signal: AbortSignal;
   onProgress: (line: string) => void;
-  /** Drift check to run right after the level (its result becomes the level's validity). */
-  afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>;
 }
 
 export interface MatrixStages {
@@ -29,7 +24,8 @@ export interface MatrixStages {
     signal: AbortSignal;
     onProgress: (line: string) => void;
   }): Promise<CheckpointOutcome>;
-  sweepLevel(args: SweepLevelArgs): Promise<LevelSummary>;
+  /** Prepares one session of the ready server (detection, smoke, tokenizer, one clock anchor). */
+  openSession(args: OpenSessionArgs): Promise<Session>;
   /** Re-reads the cheap parts of the fingerprint after a level: did the server restart or change? */
   driftCheck(args: {
     plan: Plan;

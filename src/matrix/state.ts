@@ -4,7 +4,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../checkpoint/verified-target.js';
-import { BenchgateError } from '../core/errors.js';
+import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import { sha256Hex } from './config-plan.js';
 
@@ -15,7 +15,7 @@ export type ConfigStatus = 'pending' | 'running' | 'completed' | 'failed' | 'ski
 export interface ConfigFailure {
   /** Which stage failed: launch, ready, checkpoint, sweep, teardown, leftovers. */
   stage: 'launch' | 'ready' | 'checkpoint' | 'sweep' | 'teardown' | 'leftovers' | 'plan';
-  code: string;
+  code: ErrorCode;
   message: string;
   /** Evidence lines: failing finding ids, log excerpts with line numbers, PIDs. */
   evidence: string[];

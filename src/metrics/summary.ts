@@ -11,13 +11,9 @@ export interface Distribution {
   percentiles: Record<string, number>;
 }
 
-export interface LevelKey {
-  kind: 'concurrency' | 'rate';
-  /** Concurrency (requests in flight) or offered rate (requests/s). */
-  value: number;
-  /** For rate levels, the optional concurrency cap. */
-  maxConcurrency?: number | null;
-}
+export type { LevelKey } from '../records/level-key.js';
+
+import type { LevelKey } from '../records/level-key.js';
 
 export interface SpeculativeSummary {
   /** Σ output tokens / Σ verify steps over the level. */

@@ -1,20 +1,12 @@
 // Aligning load levels across runs: a level is identified by its kind, value and (for rate levels)
 // concurrency cap, never by its position in a plan.
 
-import type { LevelKey } from '../metrics/summary.js';
+import type { LevelKey } from '../records/level-key.js';
+
+export { levelLabel, levelWords } from '../records/level-key.js';
 
 export function levelId(k: LevelKey): string {
   return `${k.kind}:${k.value}:${k.maxConcurrency ?? ''}`;
-}
-
-export function levelLabel(k: LevelKey): string {
-  if (k.kind === 'concurrency') return `c=${k.value}`;
-  return `${k.value} req/s${k.maxConcurrency ? ` (cap ${k.maxConcurrency})` : ''}`;
-}
-
-/** "concurrency 16" or "rate 2 req/s": for sentences. */
-export function levelWords(k: LevelKey): string {
-  return k.kind === 'concurrency' ? `concurrency ${k.value}` : `rate ${levelLabel(k)}`;
 }
 
 export function compareLevelKeys(a: LevelKey, b: LevelKey): number {

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { selfArgv } from '../cli/commands/demo.js';
-import { runBench } from '../load/run-bench.js';
 import {
   STORY_CONFIGS,
   STORY_INPUT_TOKENS,
@@ -19,6 +18,7 @@ import {
 } from '../matrix/demo-plan.js';
 import { planSchema } from '../plan/schema.js';
 import { readRuns } from '../results/read-run.js';
+import { runBench } from '../session/run-bench.js';
 import { acceptProb, decodeStepMs, type ModelConfig } from '../sim/perf-model.js';
 import { resolveProfile } from '../sim/profiles.js';
 import { compareRuns } from './compare.js';

@@ -38,10 +38,15 @@ export interface RunStore {
   close(): void;
 }
 
-export function writeJsonAtomic(path: string, value: unknown): void {
+/** Replaces `path` with `text` atomically (temp file, then rename): a reader sees the old or the new file. */
+export function writeTextAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(tmp, text);
   renameSync(tmp, path);
+}
+
+export function writeJsonAtomic(path: string, value: unknown): void {
+  writeTextAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 function stamp(d: Date): string {
@@ -108,9 +113,7 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
     },
     writeSummary(summary, percentiles) {
       writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
-      const tmp = join(dir, `${SUMMARY_CSV_FILE}.tmp-${process.pid}`);
-      writeFileSync(tmp, summaryCsv(summary.levels, percentiles));
-      renameSync(tmp, join(dir, SUMMARY_CSV_FILE));
+      writeTextAtomic(join(dir, SUMMARY_CSV_FILE), summaryCsv(summary.levels, percentiles));
     },
     close() {
       if (fd !== null) {

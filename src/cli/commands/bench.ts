@@ -1,4 +1,4 @@
-// `benchgate bench [PLAN]`: flags compose with (and override) a plan file; parse, call runBench,
+// `benchgate bench [PLAN]`: flags compose with (and override) a plan file (plan/merge-flags.ts); parse, call runBench,
 // print the table (or the summary JSON with --json), map Ctrl-C to exit 130. No logic beyond wiring.
 
 import type { Command } from 'commander';
@@ -8,10 +8,11 @@ import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
 import { silentProgress, ttyProgress } from '../../load/progress.js';
-import { runBench } from '../../load/run-bench.js';
-import { loadPlanFile, resolvePlan } from '../../plan/load.js';
+import { loadPlanFile } from '../../plan/load.js';
+import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
+import { runBench } from '../../session/run-bench.js';
 import { action, parseNumberList, parsePositive } from '../action.js';
 
 interface BenchFlags {
@@ -82,32 +83,6 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   return input as PlanInput;
 }
 
-/** Which flag set which plan key, so plan errors name the flag the user typed. */
-const FLAG_FOR_KEY: Record<string, string> = {
-  'target.url': '--url',
-  'target.engine': '--engine',
-  'target.api': '--api',
-  'target.model': '--model',
-  'load.max_concurrency': '--max-concurrency',
-  'load.arrival': '--arrival',
-  'load.duration': '--duration',
-  'workload.dataset': '--dataset',
-  output: '--out',
-  name: '--name',
-};
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Deep merge where `over` wins; arrays are replaced, not merged. */
-export function mergePlanInput(base: unknown, over: unknown): unknown {
-  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = mergePlanInput(base[k], v);
-  return out;
-}
-
 export function registerBench(program: Command): void {
   program
     .command('bench')
@@ -141,14 +116,10 @@ export function registerBench(program: Command): void {
       action(async (planPath: string | undefined, o: BenchFlags) => {
         const flags = flagsToPlanInput(o);
         const base = planPath ? await loadPlanFile(planPath) : {};
-        const levelsFlag = o.rate !== undefined ? '--rate' : '--concurrency';
-        const plan = resolvePlan(
-          mergePlanInput(base, flags) as PlanInput,
-          planPath ? `${planPath} + flags` : 'flags',
-          {
-            flags: { ...FLAG_FOR_KEY, 'load.levels': levelsFlag },
-          },
-        );
+        const plan = resolvePlanWithFlags(base, flags, {
+          planPath: planPath ?? null,
+          levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
+        });
         const live = !o.json && process.stderr.isTTY === true;
         const progress = live
           ? ttyProgress()

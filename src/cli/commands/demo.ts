@@ -8,8 +8,8 @@ import { defaultStages } from '../../matrix/default-stages.js';
 import { buildDemoPlan, STORY_TIME_SCALE } from '../../matrix/demo-plan.js';
 import { renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
-import { matrixConsole, withInterrupt } from '../../matrix/terminal.js';
 import { action, parsePositive } from '../action.js';
+import { matrixConsole, withInterrupt } from '../terminal.js';
 
 /** How to start this very benchgate again as a child: the built CLI, or the TypeScript source under tsx. */
 export function selfArgv(): string[] {

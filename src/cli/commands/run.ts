@@ -7,9 +7,9 @@ import { defaultStages } from '../../matrix/default-stages.js';
 import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
-import { askYesNo, matrixConsole, withInterrupt } from '../../matrix/terminal.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { action } from '../action.js';
+import { askYesNo, matrixConsole, withInterrupt } from '../terminal.js';
 
 interface RunFlags {
   resume?: string;

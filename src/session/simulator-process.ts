@@ -5,6 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { createTargetHttp } from '../client/target-http.js';
+import { monoNowMs } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import { LocalHost } from '../hosts/local-host.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
@@ -89,9 +90,9 @@ export async function startSimulatorProcess(opts: SimulatorOptions = {}): Promis
     fail(`the embedded simulator exited (${first.code}) before it listened: ${firstError}`);
   const url = first as string;
   const http = createTargetHttp(url, { timeoutMs: 2000 });
-  const until = Date.now() + READY_TIMEOUT_MS;
+  const until = monoNowMs() + READY_TIMEOUT_MS;
   while ((await http.request('/health')).status !== 200) {
-    if (Date.now() > until)
+    if (monoNowMs() > until)
       fail(`the embedded simulator at ${url} did not become healthy within ${READY_TIMEOUT_MS / 1000} s.`);
     await new Promise((r) => setTimeout(r, 50));
   }

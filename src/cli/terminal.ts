@@ -1,4 +1,4 @@
-// Terminal I/O for matrix commands: logs and a rewritten progress line on stderr (off for --json or a
+// Terminal I/O for the matrix commands (run, demo), kept in cli/ with the rest of the terminal wiring: logs and a rewritten progress line on stderr (off for --json or a
 // non-TTY stderr), results on stdout, a y/N confirmation on a TTY, and Ctrl-C → abort + tear down.
 
 import { createInterface } from 'node:readline/promises';

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMiniOpenAi } from '../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../client/test-support/scripted-server.js';
 import { BenchgateError } from '../core/errors.js';
+import { silentProgress } from '../load/progress.js';
 import type { RunSummary } from '../metrics/summary.js';
 import { type PlanInput, planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { silentProgress } from './progress.js';
 import { runBench } from './run-bench.js';
 
 let srv: ScriptedServer & { generations: () => number };

@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarizeLevel } from '../metrics/level.js';
+import { planSchema } from '../plan/schema.js';
+import type { RequestRecord } from '../records/request-record.js';
+import { createRunStore } from '../results/run-store.js';
+import { assembleConfigRun, levelRunDir } from './assemble-run.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bg-assemble-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const plan = planSchema.parse({
+  target: { url: 'http://127.0.0.1:1' },
+  load: { levels: [1, 2] },
+  output: '/x',
+});
+
+function record(id: number, t: number): RequestRecord {
+  return {
+    v: 1,
+    id,
+    levelIndex: 0,
+    warmup: false,
+    scheduledMs: t,
+    sentMs: t,
+    headersMs: t + 1,
+    chunkMs: [t + 2, t + 3],
+    chunkTokens: [1, 1],
+    chunkTokenSource: 'server-per-chunk',
+    outputTokensServer: 2,
+    outputTokensClient: 2,
+    inputTokensServer: 4,
+    inputTokensClient: 4,
+    requestedOutputTokens: 2,
+    finishReason: 'length',
+    httpStatus: 200,
+    error: null,
+    firstContentMs: t + 2,
+    endMs: t + 3,
+  } as unknown as RequestRecord;
+}
+
+/** Writes levels/NN/ as a session would, with the given wall-clock anchor. */
+function writeLevel(idx: number, wallEpochMs: number, t: number): void {
+  const store = createRunStore({
+    outDir: dir,
+    runDir: levelRunDir(dir, idx),
+    secrets: [],
+    manifest: {
+      name: 'c',
+      plan,
+      planPath: null,
+      versions: { benchgate: 't', node: 't', os: 't' },
+      anchor: { monoMs: 5000, wallEpochMs, wallIso: new Date(wallEpochMs).toISOString() },
+      verifiedTarget: null,
+      checkpoint: null,
+      forced: null,
+      tokenizer: null,
+      source: { tool: 'benchgate' },
+      startedAt: new Date(wallEpochMs).toISOString(),
+      finishedAt: null,
+    },
+  });
+  const r = record(0, t);
+  store.appendRecord(r);
+  store.writeLevel(
+    summarizeLevel({
+      levelIndex: idx,
+      level: { kind: 'concurrency', value: idx + 1 },
+      records: [r],
+      percentiles: plan.percentiles,
+      slo: plan.slo,
+      inFlightAtEnd: 0,
+    }),
+  );
+  store.close();
+}
+
+describe('assembleConfigRun', () => {
+  it('moves records of a level from an earlier session onto the first level’s anchor through wall time', async () => {
+    writeLevel(0, 1_000_000, 10);
+    writeLevel(1, 1_060_000, 20); // a resumed session, one minute later by the wall clock
+    const summary = await assembleConfigRun({
+      configDir: dir,
+      runId: 'm/c',
+      name: 'c',
+      plan,
+      planPath: null,
+      completedLevels: [0, 1],
+      checkpoint: null,
+      incomplete: null,
+    });
+    expect(summary.levels.map((l) => l.levelIndex)).toEqual([0, 1]);
+    const lines = (await readFile(join(dir, 'requests.jsonl'), 'utf8')).trim().split('\n');
+    const recs = lines.map((l) => JSON.parse(l) as RequestRecord);
+    expect(recs.map((r) => [r.id, r.levelIndex, r.sentMs, r.chunkMs])).toEqual([
+      [0, 0, 10, [12, 13]],
+      [1, 1, 60_020, [60_022, 60_023]],
+    ]);
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.anchor.wallEpochMs).toBe(1_000_000);
+    expect(await readFile(join(dir, 'summary.csv'), 'utf8')).not.toBe('');
+  });
+});

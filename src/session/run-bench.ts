@@ -1,0 +1,125 @@
+// runBench: the library entry point for one benchmark run. Resolves the target (or starts the embedded
+// simulator), opens one session of it (checkpoint gate, smoke, tokenizer, one clock anchor), then sweeps
+// every level into one run store, writing the summary and manifest at the end (also on Ctrl-C or error).
+
+import { destroyAgents } from '../client/stream-request.js';
+import { type ProgressView, silentProgress } from '../load/progress.js';
+import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import type { Plan } from '../plan/schema.js';
+import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
+import { startSimulator } from '../sim/index.js';
+import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
+import { startSimulatorProcess } from './simulator-process.js';
+
+export type { BeforeLoadResult } from './session.js';
+
+export interface RunBenchOptions {
+  plan: Plan;
+  planPath?: string | null;
+  /** Interrupt (Ctrl-C): stop, keep what is complete, mark the run incomplete. */
+  signal?: AbortSignal;
+  progress?: ProgressView;
+  /** Run past failed required checkpoint findings (recorded in the manifest). */
+  force?: boolean;
+  /** Checkpoint gate, called before any load is sent, with the URL actually targeted (the simulator's when started here). */
+  beforeLoad?: (ctx: { url: string }) => Promise<BeforeLoadResult>;
+  /** Drift check after each level; an invalid result marks the level invalid. */
+  afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
+  /** Options for the embedded simulator started when the plan has no target URL. */
+  simulator?: SimulatorOptions;
+  /** Run that simulator inside this process instead of a child process (its work then shows in the self-check). */
+  simulatorInProcess?: boolean;
+  /** Environment used for target.api_key_env (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunBenchResult {
+  runId: string;
+  runDir: string;
+  summary: RunSummary;
+  interrupted: boolean;
+  /** True when the embedded simulator was the target. */
+  simulated: boolean;
+}
+
+/** Starts the embedded simulator (no simulated model-load wait unless asked) and waits until it serves. */
+async function startEmbeddedSimulator(opts: SimulatorOptions): Promise<SimulatorHandle> {
+  const handle = await startSimulator({ host: '127.0.0.1', port: 0, loadTimeS: 0, ...opts });
+  await handle.ready;
+  return handle;
+}
+
+/**
+ * Runs one benchmark: every level of `plan.load.levels` against `plan.target.url` (or the embedded
+ * simulator when the plan has no URL), written to `<plan.output>/<run-id>/`.
+ *
+ * @example
+ * ```ts
+ * import { planSchema, runBench } from 'benchgate';
+ * const plan = planSchema.parse({
+ *   target: { url: 'http://127.0.0.1:30000', engine: 'auto' },
+ *   load: { kind: 'concurrency', levels: [1, 8], requests: 200 },
+ *   output: './runs',
+ * });
+ * const { runDir, summary } = await runBench({ plan });
+ * console.log(runDir, summary.levels.map((l) => l.throughput.outputTokensPerS));
+ * ```
+ */
+export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
+  const { plan } = opts;
+  const progress = opts.progress ?? silentProgress;
+  const { headers, secrets } = authHeaders(plan, opts.env ?? process.env);
+  let sim: SimulatorHandle | null = null;
+  let url = plan.target.url ?? null;
+  if (url === null) {
+    sim = opts.simulatorInProcess
+      ? await startEmbeddedSimulator(opts.simulator ?? {})
+      : await startSimulatorProcess(opts.simulator ?? {});
+    url = sim.url;
+    progress.note(
+      `benchgate: no target URL given; benchmarking the embedded simulator at ${url} (stopped at the end).`,
+    );
+  }
+  try {
+    const session = await openSession({
+      plan,
+      url,
+      headers,
+      secrets,
+      planPath: opts.planPath,
+      progress,
+      force: opts.force,
+      beforeLoad: opts.beforeLoad,
+    });
+    const store = session.openStore({ outDir: plan.output });
+    const name = plan.name ?? 'bench';
+    const levels: LevelSummary[] = [];
+    let interrupted = false;
+    let failure: string | null = null;
+    let summary: RunSummary;
+    try {
+      for (let li = 0; li < plan.load.levels.length && !opts.signal?.aborted; li++) {
+        const r = await session.runLevel(li, { store, signal: opts.signal, afterLevel: opts.afterLevel });
+        levels.push(r.summary);
+        interrupted = r.interrupted;
+        if (interrupted) break;
+      }
+    } catch (e) {
+      failure = e instanceof Error ? e.message : String(e);
+      throw e;
+    } finally {
+      interrupted = interrupted || opts.signal?.aborted === true;
+      summary = { schema: 'benchgate.summary/1', runId: store.runId, name, levels };
+      if (failure !== null) summary.incomplete = { reason: `stopped by an error: ${failure}` };
+      else if (interrupted)
+        summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
+      store.writeSummary(summary, plan.percentiles);
+      store.updateManifest({ finishedAt: new Date().toISOString() });
+      store.close();
+    }
+    return { runId: store.runId, runDir: store.dir, summary, interrupted, simulated: sim !== null };
+  } finally {
+    destroyAgents();
+    if (sim) await sim.close();
+  }
+}
