@@ -50,7 +50,7 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
     const id = `config.${key}`;
     const title = `Config ${key}`;
     const all = candidates(layers, key);
-    const verdict = judgeExpectation(expectation, all[0]);
+    const verdict = judgeExpectation(expectation, all[0], key);
     if (verdict.outcome === 'unknown') {
       const where = ctx.adapter?.whereToRead(key) ?? 'the server log or the process command line';
       out.push(
@@ -65,7 +65,7 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
     // an inferred value (e.g. "no flag, so the default") never contradicts one read directly
     const contradicting = all
       .slice(1)
-      .filter((f) => !f.inferred && judgeExpectation(expectation, f).outcome === 'fail');
+      .filter((f) => !f.inferred && judgeExpectation(expectation, f, key).outcome === 'fail');
     if (verdict.outcome === 'pass' && contradicting.length > 0) {
       out.push(
         finding(id, title, 'fail', {
