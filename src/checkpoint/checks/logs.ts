@@ -1,7 +1,8 @@
 // Log freshness and assertions. Only lines after the LAST start marker count; the marker's time and
 // the file's mtime are compared with the server process's start time, so a stale log fails with evidence.
 
-import { type LogLine, logicalLines, stripAnsi } from '../../engines/logtext.js';
+import { excerptOf } from '../../core/read-result.js';
+import { type LogLine, logicalLines, RECORD_START_RE, stripAnsi } from '../../engines/logtext.js';
 import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
@@ -175,6 +176,77 @@ function assertions(
   return out;
 }
 
+/** Share of control characters (NUL, C0 other than tab/newline/CR/ESC, U+FFFD) above which text is binary. */
+const BINARY_CONTROL_SHARE = 0.01;
+
+/** Why `text` cannot be a log at all (empty, binary), or null when it is text. */
+export function unreadableLogReason(text: string): string | null {
+  if (text.trim() === '') return 'the file is empty';
+  const head = text.slice(0, 64 * 1024);
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27) || c === 127 || c === 0xfffd) control++;
+  }
+  return control / head.length > BINARY_CONTROL_SHARE
+    ? `binary data (${control} control characters in the first ${head.length})`
+    : null;
+}
+
+/** llama.cpp-style records: `0.00.073.302 I msg` (2026 builds) and `main: msg` / `llama_model_load: msg`. */
+const OTHER_RECORD_RE = /^(?:\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |[a-z_][\w:]{0,60}: \S)/;
+
+/** True when no logical line looks like a log record (timestamp, level, traceback): not a server log. */
+function hasNoLogRecords(lines: readonly LogLine[]): boolean {
+  return !lines.some((l) => RECORD_START_RE.test(l.text) || OTHER_RECORD_RE.test(l.text));
+}
+
+/** The dead start and the acceptance verdict of the current start, from the adapter's reading. */
+function startFindings(id: string, spec: LogExpectation, st: LogState): Finding[] {
+  const out: Finding[] = [];
+  const r = st.reading;
+  const where = (line: number) => `${spec.path}:${line}`;
+  if (r.failedStart && r.failedStart.line >= st.currentFromLine) {
+    out.push(
+      finding(`${id}.start`, `Server start succeeded (${spec.path})`, 'fail', {
+        required: spec.required,
+        expected: 'the current start reaches its ready line',
+        found: `the server failed to start: line ${r.failedStart.line}: ${excerpt(r.failedStart.excerpt)}`,
+        evidence: [
+          { source: 'log', where: where(r.failedStart.line), excerpt: excerpt(r.failedStart.excerpt) },
+        ],
+        hint: 'Fix the cause in the log (out of memory, a bad flag, a missing draft model) and restart the server.',
+      }),
+    );
+  }
+  const a = r.acceptance;
+  if (a && a.lastLine >= st.currentFromLine) {
+    const counts =
+      a.acceptedTokens !== null
+        ? `, ${a.acceptedTokens} accepted of ${a.draftedTokens ?? 'unknown'} drafted tokens`
+        : '';
+    const mean =
+      a.maxMeanLength !== null ? `highest mean acceptance length ${a.maxMeanLength.toFixed(2)}` : '';
+    out.push(
+      finding(
+        `${id}.spec_acceptance`,
+        `Speculative decoding accepts draft tokens (${spec.path})`,
+        a.neverAccepted ? 'fail' : 'pass',
+        {
+          required: spec.required,
+          expected: 'mean acceptance length above 1.00 on some acceptance line',
+          found: `${a.neverAccepted ? 'speculative decoding configured but never accepted: ' : ''}${a.lines} acceptance line(s) (lines ${a.firstLine}-${a.lastLine}), ${mean}${counts}`,
+          evidence: [{ source: 'log', where: where(a.lastLine), excerpt: excerpt(a.excerpt) }],
+          hint: a.neverAccepted
+            ? 'Every draft token was rejected: check the draft model matches the target model (and its revision), and the speculative settings.'
+            : undefined,
+        },
+      ),
+    );
+  }
+  return out;
+}
+
 export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
   const out: Finding[] = [];
   for (const [i, spec] of ctx.plan.expect.logs.entries()) {
@@ -203,6 +275,19 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
       );
       continue;
     }
+    const unreadable = unreadableLogReason(text);
+    if (unreadable) {
+      out.push(
+        finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
+          required: spec.required,
+          expected: `a server log at ${spec.path}`,
+          found: `unreadable: ${unreadable}`,
+          evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
+          hint: 'Point expect.logs[].path at the text log the server writes.',
+        }),
+      );
+      continue;
+    }
     const emptyReading: LogReading = {
       facts: {},
       startMarkerLines: [],
@@ -214,8 +299,22 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
     const st: LogState = { path: spec.path, text, reading, currentFromLine: currentStartLine(reading) };
     ctx.logs.push(st);
     const lines = stripAnsi(text).split(/\r?\n/);
+    const logical = logicalLines(text);
+    if (reading.startMarkerLines.length === 0 && hasNoLogRecords(logical)) {
+      out.push(
+        finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
+          required: spec.required,
+          expected: `a server log at ${spec.path}`,
+          found: 'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
+          evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
+          hint: 'Point expect.logs[].path at the text log the server writes.',
+        }),
+      );
+      continue;
+    }
     out.push(await freshness(ctx, `${id}.fresh`, spec, st, lines));
-    out.push(...assertions(id, spec, st, logicalLines(text), lines.length));
+    out.push(...startFindings(id, spec, st));
+    out.push(...assertions(id, spec, st, logical, lines.length));
     const crashes = reading.crashes.filter((c) => c.line >= st.currentFromLine);
     if (crashes.length > 0) {
       out.push(
