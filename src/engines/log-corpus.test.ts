@@ -139,3 +139,15 @@ describe('log format corpus', () => {
     expect(r.facts.context_length?.value).toBe(32768);
   });
 });
+
+describe('hostile log input', () => {
+  it.each([
+    ['nested brackets', `INFO 01-01 00:00:00 [x] non-default args: {${"'a': [".repeat(200_000)}`],
+    ['nested calls', `[2026-01-01 00:00:00] server_args=ServerArgs(${'a=('.repeat(200_000)}`],
+    ['one 10 MB line', `Traceback (most recent call last):\n${'a'.repeat(10_000_000)} b`],
+  ])('reads %s without throwing', (_name, text) => {
+    for (const adapter of [vllmAdapter, sglangAdapter, tgiAdapter]) {
+      expect(() => adapter.readLog(text, 'x.log')).not.toThrow();
+    }
+  });
+});
