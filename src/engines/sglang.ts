@@ -12,7 +12,7 @@ import {
   startRegionFirst,
 } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getFirstJsonObject, getJsonObject, readModelEntries } from './probe.js';
+import { getFirstJsonObject, getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
 import { parsePyKwargs } from './pyrepr.js';
 import { SGLANG_FLAGS } from './sglang-flags.js';
@@ -155,6 +155,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   if (info) {
     raw[info.path] = redactDeep(info.json);
     facts = factsFromServerArgs(info.json, `GET ${info.path}`);
+    noteTruncatedBody(facts, 'sglang', info.path, info.truncated);
     const states = Array.isArray(info.json.internal_states) ? info.json.internal_states : [];
     const first = states.find(isRecord);
     if (first) {

@@ -6,7 +6,7 @@ import { flagValue, parseFlagArgv } from './argv.js';
 import { setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject, readModelEntries } from './probe.js';
+import { getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { type PyValue, parsePyKwargs } from './pyrepr.js';
 import type {
   BuiltRequest,
@@ -95,6 +95,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   if (info.json) {
     raw['/info'] = redactDeep(info.json);
     facts = factsFromTgiArgs(info.json, 'GET /info');
+    noteTruncatedBody(facts, 'tgi', '/info', info.truncated);
     // /info carries the validated max_input_tokens (older: max_input_length).
     setFactIfAbsent(facts, 'tgi.max_input_tokens', info.json.max_input_length, 'GET /info');
   }

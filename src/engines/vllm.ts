@@ -6,7 +6,7 @@ import { describeAbbreviations, flagValue, indexAfter, readServerArgv } from './
 import { addMissingFacts, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { type AcceptanceParser, type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject, readModelEntries } from './probe.js';
+import { getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { findSamples, parsePrometheusText, sumMetric } from './prometheus.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
 import type {
@@ -184,6 +184,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     raw['/server_info'] = redactDeep(serverInfo.json);
     addMissingFacts(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
   }
+  if (serverInfo.json) noteTruncatedBody(facts, 'vllm', '/server_info', serverInfo.truncated);
   return { facts, raw };
 }
 

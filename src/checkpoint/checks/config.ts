@@ -43,6 +43,14 @@ const evidenceOf = (f: ConfigFact): Evidence => ({
   excerpt: excerpt(`${JSON.stringify(f.value)}${f.inferred ? ' (inferred)' : ''}`),
 });
 
+/** ` (GET /server_info was truncated after …)` when a live document was cut mid-way, else ''. */
+function truncatedNote(layers: FactLayers): string {
+  const notes = Object.entries(layers.live)
+    .filter(([k]) => k.endsWith('.truncated_body'))
+    .map(([, f]) => String(f.value));
+  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
+}
+
 export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
   const out: Finding[] = [];
   const engine = ctx.engine ?? 'the engine';
@@ -56,7 +64,7 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
       out.push(
         finding(id, title, 'fail', {
           expected: verdict.expected,
-          found: `unknown: not exposed by ${engine}; read it from ${where}`,
+          found: `unknown: not exposed by ${engine}; read it from ${where}${truncatedNote(layers)}`,
           hint: `Add expect.logs with the server log, or run benchgate where it can read the server process (host:).`,
         }),
       );
