@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   findCrashes,
+  findFailedStart,
   lineTimestamp,
   logicalLines,
   logReadingFromStarts,
@@ -133,5 +134,27 @@ describe('logReadingFromStarts', () => {
     expect(reading.startMarkerLines).toEqual([]);
     expect(reading.readyLine).toBe(2);
     expect(reading.crashes.length).toBeGreaterThan(0);
+  });
+});
+
+describe('findFailedStart', () => {
+  const lines = (t: string[]) => logicalLines(t.join('\n'));
+  const tb = ['Traceback (most recent call last):', '  File "x.py", line 1, in f', 'ValueError: bad draft'];
+  it('takes a traceback the log ends on as a dead start, but not one the start went on past', () => {
+    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), [], () => false)).toEqual({
+      line: 2,
+      excerpt: 'ValueError: bad draft',
+    });
+    const goesOn = [
+      ...tb,
+      ...Array.from({ length: 10 }, (_, i) => `INFO 01-01 00:00:0${i % 10} [a] loading ${i}`),
+    ];
+    expect(findFailedStart(lines(goesOn), [], () => false)).toBeNull();
+  });
+
+  it('ignores failures after the ready line (those are crashes, not a failed start)', () => {
+    const t = ['ready', 'torch.OutOfMemoryError: CUDA out of memory.'];
+    expect(findFailedStart(lines(t), [], (x) => x === 'ready')).toBeNull();
+    expect(findFailedStart(lines(t.slice(1)), [], (x) => x === 'ready')?.line).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 // Engine-neutral log text handling: strip ANSI colour codes, re-join lines hard-wrapped by a
 // terminal (keeping original line numbers), read line timestamps, and find crash signatures.
 
+import { type ReadResult, readUnreadable, readValue } from '../core/read-result.js';
 import type { AcceptanceReading, AcceptanceSample, FailedStart, LogReading } from './types.js';
 
 export interface LogLine {
@@ -232,10 +233,13 @@ export function linesAfterLastStart(lines: LogLine[], starts: readonly number[])
 /** CUDA out-of-memory, the failed-start cause every engine shares (PyTorch's and the CUDA runtime's wording). */
 export const CUDA_OOM_RE = /torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory/;
 
+/** Lines a dying server still prints after its final traceback (shutdown notices, a sigquit, blanks). */
+const TRAILING_LINES_AFTER_FATAL = 6;
+
 /**
  * A start that died: the first line after the start marker (and before any ready line) matching one
- * of the engine's failed-start `signatures` or CUDA OOM; failing that, with no ready line at all, the
- * last traceback of the start. The excerpt names the root cause when a traceback follows the line.
+ * of the engine's failed-start `signatures` or CUDA OOM; failing that, with no ready line at all, a
+ * traceback the log ends on. The excerpt names the root cause when a traceback follows the line.
  */
 export function findFailedStart(
   after: readonly LogLine[],
@@ -252,8 +256,13 @@ export function findFailedStart(
     return { line: hit.line, excerpt: cause ? `${text} (cause: ${cause.excerpt})` : text };
   }
   if (readyIdx < 0 && crashes.length > 0) {
+    // A traceback the log ends on (a start still loading may print a harmless one earlier).
     const last = crashes[crashes.length - 1];
-    return { line: last.line, excerpt: last.excerpt };
+    let endIdx = scan.length - 1;
+    while (endIdx >= 0 && !scan[endIdx].text.includes(last.excerpt) && scan[endIdx].line > last.line)
+      endIdx--;
+    if (scan.length - 1 - endIdx <= TRAILING_LINES_AFTER_FATAL)
+      return { line: last.line, excerpt: last.excerpt };
   }
   return null;
 }
@@ -328,4 +337,38 @@ export function logReadingFromStarts(
     failedStart: findFailedStart(after, signatures.failedStart ?? [], isReady),
     acceptance: signatures.acceptance ? readAcceptance(after, signatures.acceptance) : null,
   };
+}
+
+/** Share of control characters (NUL, C0 other than tab/newline/CR/ESC, U+FFFD) above which text is binary. */
+const BINARY_CONTROL_SHARE = 0.01;
+
+/** Why `text` cannot be a log at all (empty, binary), or null when it is text. */
+function unreadableLogReason(text: string): string | null {
+  if (text.trim() === '') return 'the file is empty';
+  const head = text.slice(0, 64 * 1024);
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27) || c === 127 || c === 0xfffd) control++;
+  }
+  return control / head.length > BINARY_CONTROL_SHARE
+    ? `binary data (${control} control characters in the first ${head.length})`
+    : null;
+}
+
+/** llama.cpp-style records: `0.00.073.302 I msg` (2026 builds) and `main: msg` / `llama_model_load: msg`. */
+const OTHER_RECORD_RE = /^(?:\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |[a-z_][\w:]{0,60}: \S)/;
+
+/** True when no logical line looks like a log record (timestamp, level, traceback): not a server log. */
+export function hasNoLogRecords(lines: readonly LogLine[]): boolean {
+  return !lines.some((l) => RECORD_START_RE.test(l.text) || OTHER_RECORD_RE.test(l.text));
+}
+
+/**
+ * The logical lines of a server log, or unreadable (with an excerpt) when the text is empty or
+ * binary: a reader never returns "no lines" for input it could not read.
+ */
+export function readLogLines(text: string): ReadResult<LogLine[]> {
+  const reason = unreadableLogReason(text);
+  return reason ? readUnreadable(reason, text) : readValue(logicalLines(text));
 }

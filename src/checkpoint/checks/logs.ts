@@ -1,8 +1,8 @@
 // Log freshness and assertions. Only lines after the LAST start marker count; the marker's time and
 // the file's mtime are compared with the server process's start time, so a stale log fails with evidence.
 
-import { excerptOf } from '../../core/read-result.js';
-import { type LogLine, logicalLines, RECORD_START_RE, stripAnsi } from '../../engines/logtext.js';
+import { describeNoValue, excerptOf } from '../../core/read-result.js';
+import { hasNoLogRecords, type LogLine, readLogLines, stripAnsi } from '../../engines/logtext.js';
 import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
@@ -176,29 +176,15 @@ function assertions(
   return out;
 }
 
-/** Share of control characters (NUL, C0 other than tab/newline/CR/ESC, U+FFFD) above which text is binary. */
-const BINARY_CONTROL_SHARE = 0.01;
-
-/** Why `text` cannot be a log at all (empty, binary), or null when it is text. */
-export function unreadableLogReason(text: string): string | null {
-  if (text.trim() === '') return 'the file is empty';
-  const head = text.slice(0, 64 * 1024);
-  let control = 0;
-  for (let i = 0; i < head.length; i++) {
-    const c = head.charCodeAt(i);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27) || c === 127 || c === 0xfffd) control++;
-  }
-  return control / head.length > BINARY_CONTROL_SHARE
-    ? `binary data (${control} control characters in the first ${head.length})`
-    : null;
-}
-
-/** llama.cpp-style records: `0.00.073.302 I msg` (2026 builds) and `main: msg` / `llama_model_load: msg`. */
-const OTHER_RECORD_RE = /^(?:\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |[a-z_][\w:]{0,60}: \S)/;
-
-/** True when no logical line looks like a log record (timestamp, level, traceback): not a server log. */
-function hasNoLogRecords(lines: readonly LogLine[]): boolean {
-  return !lines.some((l) => RECORD_START_RE.test(l.text) || OTHER_RECORD_RE.test(l.text));
+/** A failed read finding for a log that is not a readable server log, quoting what it holds. */
+function unreadableLog(id: string, spec: LogExpectation, found: string, text: string): Finding {
+  return finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
+    required: spec.required,
+    expected: `a server log at ${spec.path}`,
+    found,
+    evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
+    hint: 'Point expect.logs[].path at the text log the server writes.',
+  });
 }
 
 /** The dead start and the acceptance verdict of the current start, from the adapter's reading. */
@@ -275,17 +261,9 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
       );
       continue;
     }
-    const unreadable = unreadableLogReason(text);
-    if (unreadable) {
-      out.push(
-        finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
-          required: spec.required,
-          expected: `a server log at ${spec.path}`,
-          found: `unreadable: ${unreadable}`,
-          evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
-          hint: 'Point expect.logs[].path at the text log the server writes.',
-        }),
-      );
+    const read = readLogLines(text);
+    if (read.kind !== 'value') {
+      out.push(unreadableLog(id, spec, describeNoValue(read), text));
       continue;
     }
     const emptyReading: LogReading = {
@@ -299,16 +277,15 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
     const st: LogState = { path: spec.path, text, reading, currentFromLine: currentStartLine(reading) };
     ctx.logs.push(st);
     const lines = stripAnsi(text).split(/\r?\n/);
-    const logical = logicalLines(text);
+    const logical = read.value;
     if (reading.startMarkerLines.length === 0 && hasNoLogRecords(logical)) {
       out.push(
-        finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
-          required: spec.required,
-          expected: `a server log at ${spec.path}`,
-          found: 'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
-          evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
-          hint: 'Point expect.logs[].path at the text log the server writes.',
-        }),
+        unreadableLog(
+          id,
+          spec,
+          'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
+          text,
+        ),
       );
       continue;
     }
