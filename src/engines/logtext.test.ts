@@ -158,3 +158,17 @@ describe('findFailedStart', () => {
     expect(findFailedStart(lines(t.slice(1)), [], (x) => x === 'ready')?.line).toBe(1);
   });
 });
+
+describe('logicalLines with several wrap widths', () => {
+  const wrap = (s: string, w: number) => s.match(new RegExp(`.{1,${w}}`, 'g')) ?? [];
+  it('re-joins records wrapped at 80 and at 120 columns in one file, and a wrap whose trailing blank was trimmed', () => {
+    const a = `INFO 05-01 10:00:00 [utils.py:1] non-default args: {${"'k': 1, ".repeat(30)}}`;
+    const b = `INFO 05-01 10:00:01 [core.py:1] Initializing a V1 LLM engine (v0.11.2) with config: ${'x=1, '.repeat(60)}`;
+    const c = `INFO 05-01 10:00:02 [x.py:1] ${'word '.repeat(40)}`;
+    const cWrapped = wrap(c, 80).map((l) => l.replace(/ $/, '')); // a copy trims each row's trailing blank
+    const lines = logicalLines(
+      [...wrap(a, 80), ...wrap(b, 120), ...cWrapped, 'INFO 05-01 10:00:03 end'].join('\n'),
+    );
+    expect(lines.map((l) => l.text)).toEqual([a, b, c.replace(/ +$/, ''), 'INFO 05-01 10:00:03 end']);
+  });
+});

@@ -41,14 +41,14 @@ function checkJson(
 describe('benchgate check reads real-world logs', () => {
   let server: FixtureServer;
   let dir: string;
-  const run = async (logName: string, logText: string | null, config = '{}') => {
+  const run = async (logName: string, logText: string | null, config = '{}', engine = 'vllm') => {
     const logPath = join(dir, logName);
     if (logText === null) copyFileSync(join(CORPUS, logName), logPath);
     else writeFileSync(logPath, logText);
     const planPath = join(dir, `${logName}.yaml`);
     writeFileSync(
       planPath,
-      `target: { url: ${server.url}, engine: vllm }\noutput: ${dir}/results\nexpect:\n  smoke: false\n  config: ${config}\n  logs: [{ path: ${logPath} }]\n`,
+      `target: { url: ${server.url}, engine: ${engine} }\noutput: ${dir}/results\nexpect:\n  smoke: false\n  config: ${config}\n  logs: [{ path: ${logPath} }]\n`,
     );
     const r = await checkJson(planPath);
     const by = (id: string) => r.findings.find((f) => f.id === id);
@@ -60,6 +60,11 @@ describe('benchgate check reads real-world logs', () => {
     server = await startFixtureServer({
       '/health': { body: '' },
       '/version': { version: '0.11.2' },
+      '/server_info': {
+        model_path: 'meta-llama/Llama-3.1-8B-Instruct',
+        tp_size: 2,
+        speculative_algorithm: 'EAGLE3',
+      },
       '/v1/models': {
         object: 'list',
         data: [{ id: 'meta-llama/Llama-3.1-8B-Instruct', object: 'model', owned_by: 'vllm' }],
@@ -104,6 +109,22 @@ describe('benchgate check reads real-world logs', () => {
     expect(acc?.found).toContain('0 accepted of 1362 drafted tokens');
     const ok = await run('vllm-spec-accepted.txt', null);
     expect(ok.by('log.0.spec_acceptance')?.status).toBe('pass');
+  });
+
+  it('fails an SGLang start that died in its scheduler, and SGLang decoding that never accepts', async () => {
+    const dead = await run(
+      'sglang-scheduler-exception.txt',
+      null,
+      '{ speculative.algorithm: eagle3 }',
+      'sglang',
+    );
+    expect(dead.by('config.speculative.algorithm')?.status).toBe('pass');
+    expect(dead.by('log.0.start')?.status).toBe('fail');
+    expect(dead.by('log.0.start')?.found).toMatch(/line 3: .*Scheduler hit an exception.*ValueError/);
+    const idle = await run('sglang-accept-len-ones.txt', null, '{}', 'sglang');
+    expect(idle.by('log.0.spec_acceptance')?.found).toContain(
+      'speculative decoding configured but never accepted',
+    );
   });
 
   it.each([
