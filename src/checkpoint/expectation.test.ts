@@ -27,14 +27,29 @@ describe('judgeExpectation', () => {
     expect(judgeExpectation({ regex: '(' }, fact('x')).outcome).toBe('fail');
   });
 
-  it('reports a missing fact as unknown, never as false, except for absent', () => {
+  it('reports a missing fact as unknown, never as false, for absent too (absent means the engine said none)', () => {
     expect(judgeExpectation(false, undefined)).toEqual({
       outcome: 'unknown',
       expected: 'false',
       found: 'unknown',
     });
     expect(judgeExpectation({ present: true }, undefined).outcome).toBe('unknown');
-    expect(judgeExpectation({ absent: true }, undefined).outcome).toBe('pass');
+    expect(judgeExpectation({ absent: true }, undefined).outcome).toBe('unknown');
+    expect(judgeExpectation({ absent: true }, fact(null)).outcome).toBe('pass');
     expect(judgeExpectation({ absent: true }, fact('x')).outcome).toBe('fail');
+  });
+
+  it('compares a key in its canonical form, whatever case or spelling the plan uses', () => {
+    expect(judgeExpectation('eagle3', fact('EAGLE3'), 'speculative.algorithm').outcome).toBe('pass');
+    expect(
+      judgeExpectation({ one_of: ['eagle', 'Eagle3'] }, fact('EAGLE3'), 'speculative.algorithm').outcome,
+    ).toBe('pass');
+    expect(judgeExpectation({ regex: '^eagle' }, fact('EAGLE3'), 'speculative.algorithm').outcome).toBe(
+      'pass',
+    );
+    expect(judgeExpectation('torch.bfloat16', fact('bfloat16'), 'dtype').outcome).toBe('pass');
+    expect(judgeExpectation('float16', fact('bfloat16'), 'dtype').outcome).toBe('fail');
+    // keys without a canonical case stay exact
+    expect(judgeExpectation('org/Model', fact('org/model'), 'model').outcome).toBe('fail');
   });
 });

@@ -1,7 +1,7 @@
 // Judges one config expectation (equals, one_of, >=, <=, regex, present, absent) against a fact.
 // Pure: a missing fact is "unknown", never false; the caller decides what unknown means.
 
-import { asNumber as factNumber } from '../engines/facts.js';
+import { canonicalFactValue, asNumber as factNumber, keyFoldsCase } from '../engines/facts.js';
 import type { ConfigFact } from '../engines/types.js';
 import type { Expectation } from '../plan/schema.js';
 
@@ -45,13 +45,30 @@ export function valuesEqual(expected: Scalar, found: Scalar): boolean {
   return expected === found;
 }
 
-export function judgeExpectation(e: Expectation, fact: ConfigFact | undefined): Verdict {
-  const expected = describeExpectation(e);
+/** The expectation with its values in the key's canonical form (`eagle3` → `EAGLE3`, `torch.float16` → `float16`). */
+function canonicalExpectation(e: Expectation, key: string | undefined): Expectation {
+  if (key === undefined) return e;
+  const c = (x: Scalar): Scalar => canonicalFactValue(key, x);
+  if (e === null || typeof e !== 'object') return c(e);
+  if ('equals' in e) return { equals: c(e.equals) };
+  if ('one_of' in e) return { one_of: e.one_of.map(c) };
+  return e;
+}
+
+/**
+ * Judges `e` against `fact` (the fact read for normalised `key`, when given: expected values are put
+ * in the key's canonical form first, and regexes on case-folding keys ignore case). A fact never read
+ * is unknown for every expectation, `absent` included: absent means the engine said "none" (null).
+ */
+export function judgeExpectation(e0: Expectation, fact: ConfigFact | undefined, key?: string): Verdict {
+  const e = canonicalExpectation(e0, key);
+  const expected = describeExpectation(e0);
   const known = fact !== undefined;
   const value = fact?.value ?? null;
   const found = known ? JSON.stringify(value) : 'unknown';
   const verdict = (ok: boolean): Verdict => ({ outcome: ok ? 'pass' : 'fail', expected, found });
-  if (e !== null && typeof e === 'object' && 'absent' in e) return verdict(!known || value === null);
+  if (!known) return { outcome: 'unknown', expected, found };
+  if (e !== null && typeof e === 'object' && 'absent' in e) return verdict(value === null);
   if (e !== null && typeof e === 'object' && 'present' in e) {
     return known ? verdict(value !== null) : { outcome: 'unknown', expected, found };
   }
@@ -69,7 +86,7 @@ export function judgeExpectation(e: Expectation, fact: ConfigFact | undefined): 
   }
   let re: RegExp;
   try {
-    re = new RegExp(e.regex);
+    re = new RegExp(e.regex, key !== undefined && keyFoldsCase(key) ? 'i' : '');
   } catch {
     return { outcome: 'fail', expected, found: `${found} (the regex is invalid)` };
   }

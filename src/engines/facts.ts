@@ -13,9 +13,46 @@ export function setFact(
   source: string,
   inferred = false,
 ): void {
-  const v = toFactValue(value);
+  const v = canonicalFactValue(key, toFactValue(value));
   if (v === undefined) return;
   facts[key] = inferred ? { value: v, source, inferred: true } : { value: v, source };
+}
+
+/** `torch.float16`, `Float16` (TGI's Rust enum), `half`, `fp16` → `float16`; likewise bfloat16 / float32. */
+const DTYPE_ALIASES: Record<string, string> = {
+  half: 'float16',
+  fp16: 'float16',
+  f16: 'float16',
+  bf16: 'bfloat16',
+  float: 'float32',
+  fp32: 'float32',
+  f32: 'float32',
+};
+
+export function canonicalDtype(v: string): string {
+  const t = v
+    .trim()
+    .replace(/^torch\./, '')
+    .toLowerCase();
+  return DTYPE_ALIASES[t] ?? t;
+}
+
+/**
+ * One value form per normalised key, whichever engine it came from (see docs/normalised-keys.md):
+ * speculative.algorithm upper-case (`EAGLE3` on SGLang and vLLM alike), dtype in PyTorch's short
+ * lower-case names, quantization lower-case. Other keys and non-string values are returned as given.
+ */
+export function canonicalFactValue<T extends FactValue | undefined>(key: string, value: T): T {
+  if (typeof value !== 'string') return value;
+  if (key === 'speculative.algorithm') return value.trim().toUpperCase() as T;
+  if (key === 'dtype') return canonicalDtype(value) as T;
+  if (key === 'quantization') return value.trim().toLowerCase() as T;
+  return value;
+}
+
+/** Keys whose canonical form folds case: an expectation written in another case still matches. */
+export function keyFoldsCase(key: string): boolean {
+  return key === 'speculative.algorithm' || key === 'dtype' || key === 'quantization';
 }
 
 /** Like setFact, but never overwrites a key already known (earlier sources win). */
@@ -38,14 +75,23 @@ export function toFactValue(value: unknown): FactValue | undefined {
   }
 }
 
-/** Copies every scalar field of `obj` under `prefix.` (engine-native keys). */
+/**
+ * Copies every field of `obj` under `prefix.` (engine-native keys); nested objects (a JSON-valued flag
+ * such as `--speculative-config`) become nested keys (`vllm.speculative_config.method`), arrays stay
+ * compact JSON.
+ */
 export function setNativeFacts(
   facts: ConfigFacts,
   prefix: string,
   obj: Record<string, unknown>,
   source: string,
+  depth = 0,
 ): void {
-  for (const [k, v] of Object.entries(obj)) setFact(facts, `${prefix}.${k}`, v, source);
+  for (const [k, v] of Object.entries(obj)) {
+    if (isRecord(v) && depth < 4 && !('__call__' in v))
+      setNativeFacts(facts, `${prefix}.${k}`, v, source, depth + 1);
+    else setFact(facts, `${prefix}.${k}`, v, source);
+  }
 }
 
 /** Adds the facts of `extra` whose keys `target` does not know yet (what `target` knows wins). */

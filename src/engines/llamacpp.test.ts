@@ -90,7 +90,7 @@ describe('llama.cpp command line', () => {
       '-td',
       '1',
     ]);
-    expect(f['speculative.algorithm'].value).toBe('draft-simple');
+    expect(f['speculative.algorithm'].value).toBe('DRAFT-SIMPLE');
     expect(f['speculative.draft_model'].value).toBe('draft.gguf');
     expect(f['speculative.num_steps']).toMatchObject({ value: 3, inferred: true });
     expect(f['llamacpp.spec_draft_threads'].value).toBe(1);
@@ -99,7 +99,7 @@ describe('llama.cpp command line', () => {
   it('reads --spec-draft-n-max and the --model-draft=... spelling', () => {
     const f = read(['--model-draft=d.gguf', '--spec-type=draft-eagle3', '--spec-draft-n-max', '8']);
     expect(f['speculative.draft_model'].value).toBe('d.gguf');
-    expect(f['speculative.algorithm'].value).toBe('draft-eagle3');
+    expect(f['speculative.algorithm'].value).toBe('DRAFT-EAGLE3');
     expect(f['speculative.num_steps']).toEqual({ value: 8, source: 'pid 1' });
   });
 
@@ -118,8 +118,8 @@ describe('llama.cpp command line', () => {
   });
 
   it('ngram types speculate without a draft model; --spec-default means ngram-mod', () => {
-    expect(read(['--spec-type', 'ngram-simple'])['speculative.algorithm'].value).toBe('ngram-simple');
-    expect(read(['--spec-default'])['speculative.algorithm'].value).toBe('ngram-mod');
+    expect(read(['--spec-type', 'ngram-simple'])['speculative.algorithm'].value).toBe('NGRAM-SIMPLE');
+    expect(read(['--spec-default'])['speculative.algorithm'].value).toBe('NGRAM-MOD');
     expect(read(['--spec-type', 'none', '-md', 'd.gguf'])['speculative.algorithm'].value).toBeNull();
   });
 
@@ -128,7 +128,7 @@ describe('llama.cpp command line', () => {
       LLAMA_ARG_SPEC_TYPE: 'draft-simple',
       LLAMA_ARG_SPEC_DRAFT_MODEL: 'd.gguf',
     });
-    expect(f['speculative.algorithm']).toEqual({ value: 'draft-simple', source: 'pid 1 (environment)' });
+    expect(f['speculative.algorithm']).toEqual({ value: 'DRAFT-SIMPLE', source: 'pid 1 (environment)' });
     expect(f['speculative.draft_model'].value).toBe('d.gguf');
   });
 });

@@ -117,7 +117,7 @@ export function llamacppTokenizeRequest(_model: string, text: string): TokenizeR
   return { path: '/tokenize', body: { content: text, add_special: true } };
 }
 
-/** Canonical speculative type list (`draft-simple`, `ngram-mod,draft-simple`); null when none. */
+/** Canonical speculative type list (`DRAFT-SIMPLE`, `NGRAM-MOD,DRAFT-SIMPLE`: normalised to upper case like every engine's algorithm); null when none. */
 function specTypes(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
   const types = raw

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   findCrashes,
+  findFailedStart,
   lineTimestamp,
   logicalLines,
   logReadingFromStarts,
@@ -133,5 +134,41 @@ describe('logReadingFromStarts', () => {
     expect(reading.startMarkerLines).toEqual([]);
     expect(reading.readyLine).toBe(2);
     expect(reading.crashes.length).toBeGreaterThan(0);
+  });
+});
+
+describe('findFailedStart', () => {
+  const lines = (t: string[]) => logicalLines(t.join('\n'));
+  const tb = ['Traceback (most recent call last):', '  File "x.py", line 1, in f', 'ValueError: bad draft'];
+  it('takes a traceback the log ends on as a dead start, but not one the start went on past', () => {
+    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), [], () => false)).toEqual({
+      line: 2,
+      excerpt: 'ValueError: bad draft',
+    });
+    const goesOn = [
+      ...tb,
+      ...Array.from({ length: 10 }, (_, i) => `INFO 01-01 00:00:0${i % 10} [a] loading ${i}`),
+    ];
+    expect(findFailedStart(lines(goesOn), [], () => false)).toBeNull();
+  });
+
+  it('ignores failures after the ready line (those are crashes, not a failed start)', () => {
+    const t = ['ready', 'torch.OutOfMemoryError: CUDA out of memory.'];
+    expect(findFailedStart(lines(t), [], (x) => x === 'ready')).toBeNull();
+    expect(findFailedStart(lines(t.slice(1)), [], (x) => x === 'ready')?.line).toBe(1);
+  });
+});
+
+describe('logicalLines with several wrap widths', () => {
+  const wrap = (s: string, w: number) => s.match(new RegExp(`.{1,${w}}`, 'g')) ?? [];
+  it('re-joins records wrapped at 80 and at 120 columns in one file, and a wrap whose trailing blank was trimmed', () => {
+    const a = `INFO 05-01 10:00:00 [utils.py:1] non-default args: {${"'k': 1, ".repeat(30)}}`;
+    const b = `INFO 05-01 10:00:01 [core.py:1] Initializing a V1 LLM engine (v0.11.2) with config: ${'x=1, '.repeat(60)}`;
+    const c = `INFO 05-01 10:00:02 [x.py:1] ${'word '.repeat(40)}`;
+    const cWrapped = wrap(c, 80).map((l) => l.replace(/ $/, '')); // a copy trims each row's trailing blank
+    const lines = logicalLines(
+      [...wrap(a, 80), ...wrap(b, 120), ...cWrapped, 'INFO 05-01 10:00:03 end'].join('\n'),
+    );
+    expect(lines.map((l) => l.text)).toEqual([a, b, c.replace(/ +$/, ''), 'INFO 05-01 10:00:03 end']);
   });
 });

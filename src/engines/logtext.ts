@@ -1,7 +1,8 @@
 // Engine-neutral log text handling: strip ANSI colour codes, re-join lines hard-wrapped by a
 // terminal (keeping original line numbers), read line timestamps, and find crash signatures.
 
-import type { LogReading } from './types.js';
+import { type ReadResult, readUnreadable, readValue } from '../core/read-result.js';
+import type { AcceptanceReading, AcceptanceSample, FailedStart, LogReading } from './types.js';
 
 export interface LogLine {
   /** 1-based line number of the line's first physical line in the file. */
@@ -20,46 +21,71 @@ export function stripAnsi(text: string): string {
 export const RECORD_START_RE =
   /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent call last\)|\s*File "|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b)/;
 
+/** Longest physical line examined; longer lines (a binary blob, a 10 MB paste) are cut before any regex runs. */
+export const MAX_PHYSICAL_LINE_CHARS = 64 * 1024;
+
+/** Narrowest terminal width considered for hard wraps. */
+const MIN_WRAP_WIDTH = 80;
+
+/** A physical line that continues the record above it (not empty, not a new record). */
+function looksLikeContinuation(raw: string | undefined): boolean {
+  return raw !== undefined && raw !== '' && !RECORD_START_RE.test(raw);
+}
+
 /**
  * Splits log text into logical lines: strips ANSI, drops CRs, and re-joins lines a terminal
- * hard-wrapped at a fixed width (a line exactly as long as the detected width followed by a line
- * that does not start a new record continues onto it).
+ * hard-wrapped, at one width or several (a log pasted from terminals of 80 and 120 columns): a line
+ * exactly as long as a detected width, followed by a line that does not start a new record,
+ * continues onto it. A line one shorter than a width (the terminal's trailing blank trimmed on copy)
+ * continues too, with the blank put back.
  */
 export function logicalLines(text: string): LogLine[] {
-  const physical = stripAnsi(text).replace(/\r\n?/g, '\n').split('\n');
+  const physical = stripAnsi(text)
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => (l.length > MAX_PHYSICAL_LINE_CHARS ? l.slice(0, MAX_PHYSICAL_LINE_CHARS) : l));
   if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
-  const width = detectWrapWidth(physical);
+  const widths = detectWrapWidths(physical);
   const out: LogLine[] = [];
   let current: LogLine | null = null;
-  let prevLen = -1;
+  let prev = '';
   physical.forEach((raw, i) => {
-    const continues =
-      current !== null && width !== null && prevLen === width && raw !== '' && !RECORD_START_RE.test(raw);
-    if (continues && current) current.text += raw;
-    else {
+    const exact = widths.has(prev.length);
+    const trimmed = !exact && widths.has(prev.length + 1) && !prev.endsWith(' ');
+    if (current !== null && (exact || trimmed) && looksLikeContinuation(raw)) {
+      current.text += trimmed ? ` ${raw}` : raw;
+    } else {
       current = { line: i + 1, text: raw };
       out.push(current);
     }
-    prevLen = raw.length;
+    prev = raw;
   });
   return out;
 }
 
 /**
- * The terminal width a log was wrapped at: the longest line length (a terminal never prints a line
- * longer than its width), at least 80 columns, seen at least twice followed by a line that does not
- * start a new record (a wrapped record leaves lines of exactly the width, each followed by its
- * continuation). Null when the log does not look wrapped.
+ * The terminal widths a log was wrapped at: line lengths of at least 80 columns seen at least twice
+ * each followed by a continuation line (a wrapped record leaves lines of exactly the width, each
+ * followed by its continuation). Several widths are kept when a log mixes pastes from several
+ * terminals. Empty when the log does not look wrapped.
  */
-export function detectWrapWidth(lines: string[]): number | null {
-  let maxLen = 0;
-  for (const l of lines) maxLen = Math.max(maxLen, l.length);
-  if (maxLen < 80) return null;
-  let wraps = 0;
+export function detectWrapWidths(lines: readonly string[]): Set<number> {
+  const counts = new Map<number, number>();
   for (let i = 0; i + 1 < lines.length; i++) {
-    if (lines[i].length === maxLen && lines[i + 1] !== '' && !RECORD_START_RE.test(lines[i + 1])) wraps++;
+    const len = lines[i].length;
+    if (len >= MIN_WRAP_WIDTH && looksLikeContinuation(lines[i + 1])) {
+      counts.set(len, (counts.get(len) ?? 0) + 1);
+    }
   }
-  return wraps >= 2 ? maxLen : null;
+  const widths = new Set<number>();
+  for (const [len, n] of counts) if (n >= 2) widths.add(len);
+  return widths;
+}
+
+/** The widest wrap width (kept for callers that want one number); null when the log does not look wrapped. */
+export function detectWrapWidth(lines: string[]): number | null {
+  const widths = detectWrapWidths(lines);
+  return widths.size > 0 ? Math.max(...widths) : null;
 }
 
 /**
@@ -149,9 +175,15 @@ export function findCrashes(lines: LogLine[]): { line: number; excerpt: string }
   return out;
 }
 
-/** Removes a `(EngineCore pid=1)` style prefix some engines put before every line. */
+/**
+ * Removes the prefix engines repeat on every line of a multi-line record: `(EngineCore pid=1) ` and
+ * vLLM's header `ERROR 11-20 14:02:46 [core.py:842] ` (its formatter prefixes each traceback line).
+ */
 function stripRecordPrefix(text: string): string {
-  return text.replace(/^\(\w+ pid=\d+\) ?/, '');
+  return text.replace(
+    /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \[[^\]]{0,200}\] )?/,
+    '',
+  );
 }
 
 /**
@@ -198,9 +230,92 @@ export function linesAfterLastStart(lines: LogLine[], starts: readonly number[])
   return starts.length > 0 ? lines.slice(starts[starts.length - 1] + 1) : lines;
 }
 
+/** CUDA out-of-memory, the failed-start cause every engine shares (PyTorch's and the CUDA runtime's wording). */
+export const CUDA_OOM_RE = /torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory/;
+
+/** Lines a dying server still prints after its final traceback (shutdown notices, a sigquit, blanks). */
+const TRAILING_LINES_AFTER_FATAL = 6;
+
+/**
+ * A start that died: the first line after the start marker (and before any ready line) matching one
+ * of the engine's failed-start `signatures` or CUDA OOM; failing that, with no ready line at all, a
+ * traceback the log ends on. The excerpt names the root cause when a traceback follows the line.
+ */
+export function findFailedStart(
+  after: readonly LogLine[],
+  signatures: readonly RegExp[],
+  isReady: (text: string) => boolean,
+): FailedStart | null {
+  const readyIdx = after.findIndex((l) => isReady(l.text));
+  const scan = readyIdx >= 0 ? after.slice(0, readyIdx) : after;
+  const crashes = findCrashes([...scan]);
+  const hit = scan.find((l) => CUDA_OOM_RE.test(l.text) || signatures.some((re) => re.test(l.text)));
+  if (hit) {
+    const cause = crashes.find((c) => c.line >= hit.line && !hit.text.includes(c.excerpt));
+    const text = hit.text.trim().slice(0, 300);
+    return { line: hit.line, excerpt: cause ? `${text} (cause: ${cause.excerpt})` : text };
+  }
+  if (readyIdx < 0 && crashes.length > 0) {
+    // A traceback the log ends on (a start still loading may print a harmless one earlier).
+    const last = crashes[crashes.length - 1];
+    let endIdx = scan.length - 1;
+    while (endIdx >= 0 && !scan[endIdx].text.includes(last.excerpt) && scan[endIdx].line > last.line)
+      endIdx--;
+    if (scan.length - 1 - endIdx <= TRAILING_LINES_AFTER_FATAL)
+      return { line: last.line, excerpt: last.excerpt };
+  }
+  return null;
+}
+
+/** Reads one log line as a speculative-decoding acceptance sample, or null when it is not one. */
+export type AcceptanceParser = (text: string) => AcceptanceSample | null;
+
+/** Mean acceptance length at or below this (1.00 printed with two decimals) means nothing was accepted. */
+const NEVER_ACCEPTED_MEAN_LENGTH = 1.005;
+
+/** The acceptance lines in `lines` summed up; null when there are none. */
+export function readAcceptance(lines: readonly LogLine[], parse: AcceptanceParser): AcceptanceReading | null {
+  let out: AcceptanceReading | null = null;
+  for (const l of lines) {
+    const s = parse(l.text);
+    if (!s) continue;
+    if (!out) {
+      out = {
+        lines: 0,
+        firstLine: l.line,
+        lastLine: l.line,
+        maxMeanLength: null,
+        acceptedTokens: null,
+        draftedTokens: null,
+        neverAccepted: true,
+        excerpt: '',
+      };
+    }
+    out.lines++;
+    out.lastLine = l.line;
+    out.excerpt = l.text.trim().slice(0, 300);
+    if (s.meanLength !== undefined) out.maxMeanLength = Math.max(out.maxMeanLength ?? 0, s.meanLength);
+    if (s.accepted !== undefined) out.acceptedTokens = (out.acceptedTokens ?? 0) + s.accepted;
+    if (s.drafted !== undefined) out.draftedTokens = (out.draftedTokens ?? 0) + s.drafted;
+  }
+  if (out) {
+    const noneByCount = out.acceptedTokens === null || out.acceptedTokens === 0;
+    const noneByLength = out.maxMeanLength === null || out.maxMeanLength <= NEVER_ACCEPTED_MEAN_LENGTH;
+    out.neverAccepted = noneByCount && noneByLength;
+  }
+  return out;
+}
+
+/** What an adapter adds to the shared log reading: its failed-start signatures and acceptance lines. */
+export interface LogSignatures {
+  failedStart?: readonly RegExp[];
+  acceptance?: AcceptanceParser;
+}
+
 /**
  * The LogReading every adapter fills alike from its start markers: their line numbers and times, the
- * first ready line and the crashes after the last start. `regionFirst` (indices) defaults to the markers.
+ * first ready line, the crashes, a failed start and the acceptance lines after the last start.
+ * `regionFirst` (indices) defaults to the markers.
  */
 export function logReadingFromStarts(
   lines: LogLine[],
@@ -208,6 +323,7 @@ export function logReadingFromStarts(
   isReady: (text: string) => boolean,
   facts: LogReading['facts'],
   regionFirst: readonly number[] = starts,
+  signatures: LogSignatures = {},
 ): LogReading {
   const after = linesAfterLastStart(lines, starts);
   const ready = after.find((l) => isReady(l.text));
@@ -218,5 +334,41 @@ export function logReadingFromStarts(
     startMarkerTimes: starts.map((i) => lineTimestamp(lines[i].text)),
     readyLine: ready ? ready.line : null,
     crashes: findCrashes(after),
+    failedStart: findFailedStart(after, signatures.failedStart ?? [], isReady),
+    acceptance: signatures.acceptance ? readAcceptance(after, signatures.acceptance) : null,
   };
+}
+
+/** Share of control characters (NUL, C0 other than tab/newline/CR/ESC, U+FFFD) above which text is binary. */
+const BINARY_CONTROL_SHARE = 0.01;
+
+/** Why `text` cannot be a log at all (empty, binary), or null when it is text. */
+function unreadableLogReason(text: string): string | null {
+  if (text.trim() === '') return 'the file is empty';
+  const head = text.slice(0, 64 * 1024);
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 27) || c === 127 || c === 0xfffd) control++;
+  }
+  return control / head.length > BINARY_CONTROL_SHARE
+    ? `binary data (${control} control characters in the first ${head.length})`
+    : null;
+}
+
+/** llama.cpp-style records: `0.00.073.302 I msg` (2026 builds) and `main: msg` / `llama_model_load: msg`. */
+const OTHER_RECORD_RE = /^(?:\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |[a-z_][\w:]{0,60}: \S)/;
+
+/** True when no logical line looks like a log record (timestamp, level, traceback): not a server log. */
+export function hasNoLogRecords(lines: readonly LogLine[]): boolean {
+  return !lines.some((l) => RECORD_START_RE.test(l.text) || OTHER_RECORD_RE.test(l.text));
+}
+
+/**
+ * The logical lines of a server log, or unreadable (with an excerpt) when the text is empty or
+ * binary: a reader never returns "no lines" for input it could not read.
+ */
+export function readLogLines(text: string): ReadResult<LogLine[]> {
+  const reason = unreadableLogReason(text);
+  return reason ? readUnreadable(reason, text) : readValue(logicalLines(text));
 }

@@ -122,7 +122,7 @@ describe('TGI adapter', () => {
       expect(facts.engine_version.value).toBe('2.0.4');
       expect(facts.model.value).toBe('meta-llama/Llama-3.1-8B-Instruct');
       expect(facts.context_length.value).toBe(4096);
-      expect(facts.dtype.value).toBe('torch.float16');
+      expect(facts.dtype.value).toBe('float16'); // canonical form of TGI's torch.float16;
       expect(facts['tgi.max_input_tokens'].value).toBe(4095);
       expect(facts['tgi.max_concurrent_requests'].value).toBe(128);
       expect(await tgiAdapter.detect(http)).toBe(true);
@@ -142,7 +142,7 @@ describe('TGI adapter', () => {
     expect(r.startMarkerTimes).toEqual(['2024-05-01T10:00:00.000Z']);
     expect(r.readyLine).toBe(2);
     expect(r.facts.tp_size.value).toBe(2);
-    expect(r.facts.quantization.value).toBe('Awq');
+    expect(r.facts.quantization.value).toBe('awq'); // canonical lower case of the Rust enum Awq;
     expect(r.facts['speculative.num_steps'].value).toBe(3);
     expect(r.facts.context_length.value).toBe(8192);
     expect(r.facts['tgi.revision'].value).toBeNull();

@@ -19,6 +19,8 @@ export interface PyParse<T> {
 class Cursor {
   pos: number;
   truncated = false;
+  /** Nesting depth of the value being read (bounded, so hostile input cannot exhaust the stack). */
+  depth = 0;
   constructor(
     readonly s: string,
     start: number,
@@ -57,7 +59,24 @@ export function parsePyKwargs(text: string, start = 0, closer: ')' | null = null
   return { value: out, complete: !c.truncated, end: c.pos };
 }
 
+/** Deeper nesting than any engine prints: the rest of the text is left unread (the parse is incomplete). */
+const MAX_NESTING = 64;
+
 function readValue(c: Cursor): PyValue | undefined {
+  if (c.depth >= MAX_NESTING) {
+    c.truncated = true;
+    c.pos = c.s.length;
+    return undefined;
+  }
+  c.depth++;
+  try {
+    return readValueAtDepth(c);
+  } finally {
+    c.depth--;
+  }
+}
+
+function readValueAtDepth(c: Cursor): PyValue | undefined {
   c.skipWs();
   if (c.atEnd()) {
     c.truncated = true;

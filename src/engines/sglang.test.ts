@@ -145,7 +145,7 @@ describe('sglang readLog', () => {
     expect(f.overlap_schedule.value).toBe(true);
     expect(f['speculative.topk'].value).toBe(1);
     expect(f['sglang.mem_fraction_static'].value).toBe(0.85);
-    expect(f['sglang.extra'].value).toBe('{"a":[1,0.0025,null]}');
+    expect(f['sglang.extra.a'].value).toBe('[1,0.0025,null]'); // dicts become nested keys
     expect(f['sglang.api_key'].value).toBe('<redacted>');
     expect(f['sglang.server_args_truncated']).toBeUndefined();
   });

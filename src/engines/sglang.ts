@@ -2,13 +2,20 @@
 // server_args=ServerArgs(...) log line, spec v2 evidence, and sglang: Prometheus counters.
 
 import { redactDeep } from '../core/redact.js';
-import { envTruthy, flagValue, indexAfter, parseFlagArgv } from './argv.js';
+import { describeAbbreviations, envTruthy, indexAfter, readServerArgv } from './argv.js';
 import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { logicalLines, logReadingFromStarts, startIndices, startRegionFirst } from './logtext.js';
+import {
+  type AcceptanceParser,
+  logicalLines,
+  logReadingFromStarts,
+  startIndices,
+  startRegionFirst,
+} from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getFirstJsonObject, getJsonObject, readModelEntries } from './probe.js';
+import { getFirstJsonObject, getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
 import { parsePyKwargs } from './pyrepr.js';
+import { SGLANG_FLAGS } from './sglang-flags.js';
 import type {
   BuiltRequest,
   ConfigFacts,
@@ -31,6 +38,18 @@ function isEarlierRunLine(text: string): boolean {
   return EARLIER_RUN_RE.test(text);
 }
 const OVERLAP_OFF_RE = /Overlap scheduler is disabled/;
+/** Lines SGLang prints when a start dies: a subprocess (scheduler, detokenizer, DP controller) raised. */
+const SGLANG_FAILED_START: readonly RegExp[] = [
+  /(?:Scheduler|TpModelWorker|DataParallelController|Detokenizer\w*|TokenizerManager) hit an exception/,
+  /Received sigquit from a child process/,
+];
+
+/** A `Decode batch` line's `accept len: 2.80` (printed only under speculative decoding). */
+export const parseSglangAcceptanceLine: AcceptanceParser = (text) => {
+  if (!text.includes('Decode batch')) return null;
+  const m = /\baccept len: (\d+(?:\.\d+)?)/.exec(text);
+  return m ? { meanLength: Number(m[1]) } : null;
+};
 /** Algorithms spec v2 applies to (NEXTN is renamed to EAGLE by SGLang itself). */
 const SPEC_V2_ALGORITHMS = new Set(['EAGLE', 'EAGLE3', 'STANDALONE', 'NEXTN']);
 
@@ -136,6 +155,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   if (info) {
     raw[info.path] = redactDeep(info.json);
     facts = factsFromServerArgs(info.json, `GET ${info.path}`);
+    noteTruncatedBody(facts, 'sglang', info.path, info.truncated);
     const states = Array.isArray(info.json.internal_states) ? info.json.internal_states : [];
     const first = states.find(isRecord);
     if (first) {
@@ -179,7 +199,10 @@ function readLog(text: string, path: string): LogReading {
   );
   const regionStart = last >= 0 ? regionFirst[regionFirst.length - 1] : 0;
   const isReady = (t: string) => t.includes(SGLANG_READY_LINE);
-  const reading = logReadingFromStarts(lines, markerIdx, isReady, {}, regionFirst);
+  const reading = logReadingFromStarts(lines, markerIdx, isReady, {}, regionFirst, {
+    failedStart: SGLANG_FAILED_START,
+    acceptance: parseSglangAcceptanceLine,
+  });
   if (last >= 0) {
     const l = lines[last];
     const at = l.text.indexOf(SGLANG_START_MARKER) + SGLANG_START_MARKER.length;
@@ -205,12 +228,14 @@ function readProcess(argv: string[], env: Record<string, string> | null, source:
     argv,
     (t) => /sglang\.launch_server|sglang[/\\]launch_server\.py$/.test(t) || t === 'serve',
   );
-  const { flags } = parseFlagArgv(argv, start);
-  const args: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(flags)) args[FLAG_ALIASES[k] ?? k] = flagValue(v);
+  const { args, abbreviations } = readServerArgv(argv, start, SGLANG_FLAGS, FLAG_ALIASES);
   const facts = factsFromServerArgs(args, source);
   if (!('served_model_name' in facts) && typeof args.model_path === 'string') {
     setFact(facts, 'served_model_name', args.model_path, `${source} (defaults to --model-path)`, true);
+  }
+  if (abbreviations.length > 0) {
+    const text = describeAbbreviations(abbreviations);
+    setFact(facts, 'sglang.abbreviated_flags', text, `${source} (argparse unique-prefix abbreviations)`);
   }
   const specV2Env = envTruthy(env?.SGLANG_ENABLE_SPEC_V2);
   if (specV2Env !== undefined) {

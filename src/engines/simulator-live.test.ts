@@ -123,7 +123,7 @@ describe('adapters against the simulator', () => {
     const live = await adapter.readLive(http);
     expect(live.facts.engine_version.value).toMatch(/^\d+\.\d+/);
     expect(live.facts.tp_size).toMatchObject({ value: 2, source: 'GET /server_info' });
-    expect(live.facts['speculative.algorithm'].value).toBe('eagle3');
+    expect(live.facts['speculative.algorithm'].value).toBe('EAGLE3');
     expect(live.facts.context_length.value).toBeGreaterThan(0);
 
     const log = adapter.readLog(await readFile(logFile, 'utf8'), logFile);

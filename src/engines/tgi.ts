@@ -6,7 +6,7 @@ import { flagValue, parseFlagArgv } from './argv.js';
 import { setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { logicalLines, logReadingFromStarts, startIndices } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject, readModelEntries } from './probe.js';
+import { getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { type PyValue, parsePyKwargs } from './pyrepr.js';
 import type {
   BuiltRequest,
@@ -20,6 +20,12 @@ import type {
 
 const ARGS_MARKER = 'Args {';
 const READY_RE = /text_generation_router[^:]*:.*\bConnected\b/;
+/** Launcher lines when a shard or the router dies during start-up. */
+const TGI_FAILED_START: readonly RegExp[] = [
+  /Shard \d+ failed to start/,
+  /\bShardCannotStart\b/,
+  /Webserver Crashed/,
+];
 
 export function tgiRequestFor(params: GenerationParams): BuiltRequest {
   // TGI's OpenAI routes have no ignore_eos; usage comes in a final chunk when include_usage is set.
@@ -89,6 +95,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   if (info.json) {
     raw['/info'] = redactDeep(info.json);
     facts = factsFromTgiArgs(info.json, 'GET /info');
+    noteTruncatedBody(facts, 'tgi', '/info', info.truncated);
     // /info carries the validated max_input_tokens (older: max_input_length).
     setFactIfAbsent(facts, 'tgi.max_input_tokens', info.json.max_input_length, 'GET /info');
   }
@@ -108,7 +115,9 @@ function readLog(text: string, path: string): LogReading {
     facts = factsFromTgiArgs(parsed.value, `${path}:${l.line}`);
     if (!parsed.complete) setFact(facts, 'tgi.args_truncated', true, `${path}:${l.line}`);
   }
-  return logReadingFromStarts(lines, starts, (t) => READY_RE.test(t), facts);
+  return logReadingFromStarts(lines, starts, (t) => READY_RE.test(t), facts, starts, {
+    failedStart: TGI_FAILED_START,
+  });
 }
 
 /** Launcher options also read from the environment (clap `env`), by their upper-case names. */

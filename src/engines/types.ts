@@ -130,6 +130,38 @@ export interface LogReading {
   readyLine: number | null;
   /** Crash signatures (tracebacks, CUDA errors, watchdog) after the last start. */
   crashes: { line: number; excerpt: string }[];
+  /** The last start died before it was ready (engine failed-start signature, CUDA OOM, final traceback). */
+  failedStart?: FailedStart | null;
+  /** Speculative-decoding acceptance lines after the last start; null when the log has none. */
+  acceptance?: AcceptanceReading | null;
+}
+
+export interface FailedStart {
+  /** 1-based line of the failure. */
+  line: number;
+  excerpt: string;
+}
+
+/** One acceptance line read (vLLM `SpecDecoding metrics:`, SGLang `accept len:`, llama.cpp `draft acceptance`). */
+export interface AcceptanceSample {
+  /** Mean acceptance length including the bonus token (1.00 = nothing accepted). */
+  meanLength?: number;
+  accepted?: number;
+  drafted?: number;
+}
+
+export interface AcceptanceReading {
+  lines: number;
+  firstLine: number;
+  lastLine: number;
+  maxMeanLength: number | null;
+  /** Summed over the lines that print counts; null when none do. */
+  acceptedTokens: number | null;
+  draftedTokens: number | null;
+  /** Every line shows mean length ≈ 1.00 and (where printed) 0 accepted tokens. */
+  neverAccepted: boolean;
+  /** The last acceptance line. */
+  excerpt: string;
 }
 
 export interface EngineAdapter {

@@ -95,7 +95,7 @@ describe('vllm readLive', () => {
     try {
       const { facts, raw } = await vllmAdapter.readLive(createTargetHttp(dev.url));
       expect(facts.tp_size).toEqual({ value: 2, source: 'GET /server_info' });
-      expect(facts['speculative.algorithm'].value).toBe('eagle3');
+      expect(facts['speculative.algorithm'].value).toBe('EAGLE3');
       expect(facts['speculative.num_steps'].value).toBe(3);
       expect(facts.dtype.value).toBe('bfloat16');
       expect(JSON.stringify(raw)).not.toContain('sk-dev-secret');
@@ -128,7 +128,7 @@ describe('vllm readLog', () => {
     expect(f.tp_size.value).toBe(2);
     expect(f.dtype.value).toBe('bfloat16');
     expect(f.context_length.value).toBe(32768);
-    expect(f['speculative.algorithm'].value).toBe('eagle3');
+    expect(f['speculative.algorithm'].value).toBe('EAGLE3');
     expect(f['speculative.draft_model'].value).toBe('/models/eagle3-llama');
     expect(f['speculative.num_steps'].value).toBe(3);
     expect(f.max_running_requests).toEqual({ value: 64, source: 'vllm.log:5' });
@@ -174,7 +174,7 @@ describe('vllm readProcess', () => {
     expect(f.model.value).toBe('/models/Llama');
     expect(f.tp_size.value).toBe(8);
     expect(f.max_running_requests.value).toBe(128);
-    expect(f['speculative.algorithm'].value).toBe('eagle3');
+    expect(f['speculative.algorithm'].value).toBe('EAGLE3');
     expect(f['speculative.num_steps'].value).toBe(4);
     expect(f['vllm.enable_prefix_caching'].value).toBe(true);
     expect(f.served_model_name.inferred).toBe(true);

@@ -2,11 +2,11 @@
 // /server_info) reads, `non-default args:` and engine-config log lines, and vllm:spec_decode_* counters.
 
 import { redactDeep } from '../core/redact.js';
-import { flagValue, indexAfter, parseFlagArgv } from './argv.js';
+import { describeAbbreviations, flagValue, indexAfter, readServerArgv } from './argv.js';
 import { addMissingFacts, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import { type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
+import { type AcceptanceParser, type LogLine, logicalLines, logReadingFromStarts } from './logtext.js';
 import { openAiRequest } from './openai-request.js';
-import { getJsonObject, readModelEntries } from './probe.js';
+import { getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { findSamples, parsePrometheusText, specDecodeCounters, sumMetric } from './prometheus.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
 import type {
@@ -19,11 +19,41 @@ import type {
   SpecCounters,
   TargetHttp,
 } from './types.js';
+import { VLLM_FLAGS } from './vllm-flags.js';
 
 const VERSION_LINE_RE = /vLLM API server version (\S+)/;
 const NON_DEFAULT_RE = /non-default args: /;
 const ENGINE_CONFIG_RE = /Initializing a V\d LLM engine \(v([^)]*)\) with config: /;
 export const VLLM_READY_LINE = 'Application startup complete.';
+/** Lines vLLM prints when a start dies (the engine core or a worker process could not start). */
+const VLLM_FAILED_START: readonly RegExp[] = [
+  /WorkerProc failed to start/,
+  /WorkerProc initialization failed/,
+  /EngineCore failed to start/,
+  /Engine core initialization failed/,
+];
+
+const num = (re: RegExp, text: string): number | undefined => {
+  const m = re.exec(text);
+  return m ? Number(m[1]) : undefined;
+};
+
+/**
+ * One `SpecDecoding metrics:` line: the current form (`Mean acceptance length: 1.00, ... Accepted: 0
+ * tokens, Drafted: 120 tokens, ...`) and the older one (`Number of accepted tokens: 0, Number of draft
+ * tokens: 120`).
+ */
+export const parseVllmAcceptanceLine: AcceptanceParser = (text) => {
+  const at = text.indexOf('SpecDecoding metrics:');
+  if (at < 0) return null;
+  const body = text.slice(at, at + 2000);
+  const sample = {
+    meanLength: num(/Mean acceptance length: (\d+(?:\.\d+)?)/, body),
+    accepted: num(/Accepted: (\d+) tokens/, body) ?? num(/Number of accepted tokens: (\d+)/, body),
+    drafted: num(/Drafted: (\d+) tokens/, body) ?? num(/Number of draft tokens: (\d+)/, body),
+  };
+  return Object.values(sample).some((v) => v !== undefined) ? sample : null;
+};
 
 /** Short argv spellings vLLM accepts → long flag names. */
 const SHORT_FLAGS: Record<string, string> = {
@@ -83,7 +113,10 @@ export function factsFromVllmArgs(args: Record<string, unknown>, source: string)
     else if (spec) {
       setFact(facts, 'speculative.algorithm', spec.method, source);
       setFact(facts, 'speculative.draft_model', spec.model, source);
-      setFact(facts, 'speculative.num_steps', spec.num_speculative_tokens ?? spec.num_spec_tokens, source);
+      // vLLM drafts a chain: num_speculative_tokens is both the draft depth and the tokens drafted per step.
+      const drafted = spec.num_speculative_tokens ?? spec.num_spec_tokens;
+      setFact(facts, 'speculative.num_steps', drafted, source);
+      setFact(facts, 'speculative.num_draft_tokens', drafted, source);
       setNativeFacts(facts, 'vllm.speculative_config', spec, source);
     }
   }
@@ -151,6 +184,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     raw['/server_info'] = redactDeep(serverInfo.json);
     addMissingFacts(facts, factsFromVllmConfig(serverInfo.json.vllm_config, 'GET /server_info'));
   }
+  if (serverInfo.json) noteTruncatedBody(facts, 'vllm', '/server_info', serverInfo.truncated);
   return { facts, raw };
 }
 
@@ -179,7 +213,10 @@ function readLog(text: string, path: string): LogReading {
   });
   const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
   const facts = lastStart >= 0 ? factsFromLogRegion(lines.slice(lastStart), path) : {};
-  return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts);
+  return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
+    failedStart: VLLM_FAILED_START,
+    acceptance: parseVllmAcceptanceLine,
+  });
 }
 
 /** The engine config line (effective values) wins; non-default args fill in the rest. */
@@ -222,10 +259,14 @@ function readProcess(argv: string[], env: Record<string, string> | null, source:
       : indexAfter(expanded, (t) =>
           /vllm\.entrypoints\.openai\.api_server|vllm\.entrypoints\.api_server/.test(t),
         );
-  const { flags, positionals } = parseFlagArgv(expanded, start);
-  const args: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(flags)) {
-    args[k] = k === 'speculative_config' && typeof v === 'string' ? (specConfigObject(v) ?? v) : flagValue(v);
+  const { args, positionals, abbreviations } = readServerArgv(expanded, start, VLLM_FLAGS);
+  // Pre-0.8 spellings: --speculative-model / --num-speculative-tokens instead of --speculative-config.
+  if (!('speculative_config' in args) && ('speculative_model' in args || 'num_speculative_tokens' in args)) {
+    args.speculative_config = {
+      method: args.speculative_method ?? undefined,
+      model: args.speculative_model,
+      num_speculative_tokens: args.num_speculative_tokens,
+    };
   }
   if (!('model' in args) && positionals.length > 0 && serveAt >= 0) args.model = positionals[0];
   const facts = factsFromVllmArgs(args, source);
@@ -234,6 +275,10 @@ function readProcess(argv: string[], env: Record<string, string> | null, source:
   }
   if (!('served_model_name' in facts) && typeof args.model === 'string') {
     setFact(facts, 'served_model_name', args.model, `${source} (defaults to the model)`, true);
+  }
+  if (abbreviations.length > 0) {
+    const text = describeAbbreviations(abbreviations);
+    setFact(facts, 'vllm.abbreviated_flags', text, `${source} (argparse unique-prefix abbreviations)`);
   }
   if (env?.VLLM_SERVER_DEV_MODE !== undefined) {
     setFact(facts, 'vllm.env.VLLM_SERVER_DEV_MODE', env.VLLM_SERVER_DEV_MODE, `${source} environment`);

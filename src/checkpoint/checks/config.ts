@@ -43,6 +43,14 @@ const evidenceOf = (f: ConfigFact): Evidence => ({
   excerpt: excerpt(`${JSON.stringify(f.value)}${f.inferred ? ' (inferred)' : ''}`),
 });
 
+/** ` (GET /server_info was truncated after …)` when a live document was cut mid-way, else ''. */
+function truncatedNote(layers: FactLayers): string {
+  const notes = Object.entries(layers.live)
+    .filter(([k]) => k.endsWith('.truncated_body'))
+    .map(([, f]) => String(f.value));
+  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
+}
+
 export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
   const out: Finding[] = [];
   const engine = ctx.engine ?? 'the engine';
@@ -50,13 +58,13 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
     const id = `config.${key}`;
     const title = `Config ${key}`;
     const all = candidates(layers, key);
-    const verdict = judgeExpectation(expectation, all[0]);
+    const verdict = judgeExpectation(expectation, all[0], key);
     if (verdict.outcome === 'unknown') {
       const where = ctx.adapter?.whereToRead(key) ?? 'the server log or the process command line';
       out.push(
         finding(id, title, 'fail', {
           expected: verdict.expected,
-          found: `unknown: not exposed by ${engine}; read it from ${where}`,
+          found: `unknown: not exposed by ${engine}; read it from ${where}${truncatedNote(layers)}`,
           hint: `Add expect.logs with the server log, or run benchgate where it can read the server process (host:).`,
         }),
       );
@@ -65,7 +73,7 @@ export function checkConfig(ctx: CheckContext, layers: FactLayers): Finding[] {
     // an inferred value (e.g. "no flag, so the default") never contradicts one read directly
     const contradicting = all
       .slice(1)
-      .filter((f) => !f.inferred && judgeExpectation(expectation, f).outcome === 'fail');
+      .filter((f) => !f.inferred && judgeExpectation(expectation, f, key).outcome === 'fail');
     if (verdict.outcome === 'pass' && contradicting.length > 0) {
       out.push(
         finding(id, title, 'fail', {

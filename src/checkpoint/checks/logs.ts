@@ -1,7 +1,8 @@
 // Log freshness and assertions. Only lines after the LAST start marker count; the marker's time and
 // the file's mtime are compared with the server process's start time, so a stale log fails with evidence.
 
-import { type LogLine, logicalLines, stripAnsi } from '../../engines/logtext.js';
+import { describeNoValue, excerptOf } from '../../core/read-result.js';
+import { hasNoLogRecords, type LogLine, readLogLines, stripAnsi } from '../../engines/logtext.js';
 import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
@@ -175,6 +176,63 @@ function assertions(
   return out;
 }
 
+/** A failed read finding for a log that is not a readable server log, quoting what it holds. */
+function unreadableLog(id: string, spec: LogExpectation, found: string, text: string): Finding {
+  return finding(`${id}.read`, `Log readable (${spec.path})`, 'fail', {
+    required: spec.required,
+    expected: `a server log at ${spec.path}`,
+    found,
+    evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
+    hint: 'Point expect.logs[].path at the text log the server writes.',
+  });
+}
+
+/** The dead start and the acceptance verdict of the current start, from the adapter's reading. */
+function startFindings(id: string, spec: LogExpectation, st: LogState): Finding[] {
+  const out: Finding[] = [];
+  const r = st.reading;
+  const where = (line: number) => `${spec.path}:${line}`;
+  if (r.failedStart && r.failedStart.line >= st.currentFromLine) {
+    out.push(
+      finding(`${id}.start`, `Server start succeeded (${spec.path})`, 'fail', {
+        required: spec.required,
+        expected: 'the current start reaches its ready line',
+        found: `the server failed to start: line ${r.failedStart.line}: ${excerpt(r.failedStart.excerpt)}`,
+        evidence: [
+          { source: 'log', where: where(r.failedStart.line), excerpt: excerpt(r.failedStart.excerpt) },
+        ],
+        hint: 'Fix the cause in the log (out of memory, a bad flag, a missing draft model) and restart the server.',
+      }),
+    );
+  }
+  const a = r.acceptance;
+  if (a && a.lastLine >= st.currentFromLine) {
+    const counts =
+      a.acceptedTokens !== null
+        ? `, ${a.acceptedTokens} accepted of ${a.draftedTokens ?? 'unknown'} drafted tokens`
+        : '';
+    const mean =
+      a.maxMeanLength !== null ? `highest mean acceptance length ${a.maxMeanLength.toFixed(2)}` : '';
+    out.push(
+      finding(
+        `${id}.spec_acceptance`,
+        `Speculative decoding accepts draft tokens (${spec.path})`,
+        a.neverAccepted ? 'fail' : 'pass',
+        {
+          required: spec.required,
+          expected: 'mean acceptance length above 1.00 on some acceptance line',
+          found: `${a.neverAccepted ? 'speculative decoding configured but never accepted: ' : ''}${a.lines} acceptance line(s) (lines ${a.firstLine}-${a.lastLine}), ${mean}${counts}`,
+          evidence: [{ source: 'log', where: where(a.lastLine), excerpt: excerpt(a.excerpt) }],
+          hint: a.neverAccepted
+            ? 'Every draft token was rejected: check the draft model matches the target model (and its revision), and the speculative settings.'
+            : undefined,
+        },
+      ),
+    );
+  }
+  return out;
+}
+
 export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
   const out: Finding[] = [];
   for (const [i, spec] of ctx.plan.expect.logs.entries()) {
@@ -203,6 +261,11 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
       );
       continue;
     }
+    const read = readLogLines(text);
+    if (read.kind !== 'value') {
+      out.push(unreadableLog(id, spec, describeNoValue(read), text));
+      continue;
+    }
     const emptyReading: LogReading = {
       facts: {},
       startMarkerLines: [],
@@ -214,8 +277,21 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
     const st: LogState = { path: spec.path, text, reading, currentFromLine: currentStartLine(reading) };
     ctx.logs.push(st);
     const lines = stripAnsi(text).split(/\r?\n/);
+    const logical = read.value;
+    if (reading.startMarkerLines.length === 0 && hasNoLogRecords(logical)) {
+      out.push(
+        unreadableLog(
+          id,
+          spec,
+          'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
+          text,
+        ),
+      );
+      continue;
+    }
     out.push(await freshness(ctx, `${id}.fresh`, spec, st, lines));
-    out.push(...assertions(id, spec, st, logicalLines(text), lines.length));
+    out.push(...startFindings(id, spec, st));
+    out.push(...assertions(id, spec, st, logical, lines.length));
     const crashes = reading.crashes.filter((c) => c.line >= st.currentFromLine);
     if (crashes.length > 0) {
       out.push(
