@@ -141,6 +141,26 @@ describe('vllm readLog', () => {
     expect(r.crashes[0].excerpt).toContain('torch.OutOfMemoryError: CUDA out of memory');
   });
 
+  it('takes the start and version from the start-up logo current vLLM prints', () => {
+    const logo = (time: string, version: string) =>
+      [
+        `(APIServer pid=7) INFO ${time} [utils.py:344] `,
+        `(APIServer pid=7) INFO ${time} [utils.py:344]        █     █     █▄   ▄█`,
+        `(APIServer pid=7) INFO ${time} [utils.py:344]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version ${version}`,
+        `(APIServer pid=7) INFO ${time} [utils.py:344]   █▄█▀ █     █     █     █  model   /m`,
+      ].join('\n');
+    const text = [
+      logo('12-01 09:00:00', '0.17.1'),
+      "(APIServer pid=7) INFO 12-01 09:00:01 [utils.py:233] non-default args: {'model': '/m', 'tensor_parallel_size': 2}",
+      logo('12-01 10:00:00', '0.18.0'),
+      "(APIServer pid=7) INFO 12-01 10:00:01 [utils.py:233] non-default args: {'model': '/m', 'tensor_parallel_size': 4}",
+    ].join('\n');
+    const r2 = vllmAdapter.readLog(text, 'logo.log');
+    expect(r2.startMarkerLines).toEqual([3, 8]);
+    expect(r2.facts.engine_version.value).toBe('0.18.0');
+    expect(r2.facts.tp_size.value).toBe(4);
+  });
+
   it('survives a truncated non-default args line', () => {
     const cut = vllmAdapter.readLog(
       "INFO 11-28 23:05:40 [utils.py:233] non-default args: {'model': '/m', 'tensor_parallel_size': 4, 'max_num",

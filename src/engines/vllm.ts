@@ -21,7 +21,11 @@ import type {
 } from './types.js';
 import { VLLM_FLAGS } from './vllm-flags.js';
 
-const VERSION_LINE_RE = /vLLM API server version (\S+)/;
+/**
+ * The start's version line: `vLLM API server version X` (before 0.11), `vLLM server version X, serving
+ * model M`, and the start-up logo's `█  version X` line (current releases, entrypoints/utils.py).
+ */
+const VERSION_LINE_RE = /(?:vLLM API server version|vLLM server version|█\s+version)\s+([^\s,]+)/;
 const NON_DEFAULT_RE = /non-default args: /;
 const ENGINE_CONFIG_RE = /Initializing a V\d LLM engine \(v([^)]*)\) with config: /;
 export const VLLM_READY_LINE = 'Application startup complete.';
