@@ -176,6 +176,20 @@ describe('llama.cpp logs (2026 format)', () => {
     expect(r.facts['llamacpp.log_draft_generated_tokens'].value).toBe(1518);
   });
 
+  it('reads the same lines as acceptance samples: some accepted here, never accepted when every line says 0', () => {
+    const text = fixture('start-spec-default.log');
+    const r = llamacppAdapter.readLog(text, 'spec.log');
+    expect(r.acceptance).toMatchObject({ acceptedTokens: 10, draftedTokens: 1518, neverAccepted: false });
+    expect(r.acceptance!.maxMeanLength).toBeCloseTo(1.02, 5);
+    const rejected = text
+      .split('\n')
+      .filter((l) => !/draft acceptance = 0\.0[1-9]|\(\s*[1-9]\d* accepted/.test(l))
+      .join('\n');
+    const never = llamacppAdapter.readLog(rejected, 'spec.log').acceptance;
+    expect(never?.lines).toBeGreaterThan(0);
+    expect(never?.neverAccepted).toBe(true);
+  });
+
   it('verbosity 4: build and verbosity lines are one start; -md without --spec-type reads as no speculation', () => {
     const r = llamacppAdapter.readLog(fixture('start-lv4-draft-without-spec-type.log'), 'lv4.log');
     expect(r.startMarkerLines).toEqual([1]);

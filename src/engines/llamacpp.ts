@@ -7,6 +7,7 @@ import { redactDeep } from '../core/redact.js';
 import { flagValue, parseFlagArgv } from './argv.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import {
+  type AcceptanceParser,
   type LogLine,
   linesAfterLastStart,
   logicalLines,
@@ -213,6 +214,13 @@ function startMarkers(lines: LogLine[]): number[] {
   );
 }
 
+/** A per-request `draft acceptance = … mean len = …` line as an acceptance sample (the shared log rule). */
+export const parseLlamacppAcceptanceLine: AcceptanceParser = (text) => {
+  const m = ACCEPT_RE.exec(text);
+  if (!m) return null;
+  return { accepted: Number(m[2]), drafted: Number(m[3]), meanLength: Number(m[4]) };
+};
+
 function readAcceptanceLines(current: LogLine[], path: string, facts: ConfigFacts): void {
   let accepted = 0;
   let generated = 0;
@@ -263,7 +271,16 @@ function readLog(text: string, path: string): LogReading {
     }
     readAcceptanceLines(current, path, facts);
   }
-  const reading = logReadingFromStarts(lines, starts, (t) => READY_RE.test(llamacppLineBody(t)), facts);
+  const reading = logReadingFromStarts(
+    lines,
+    starts,
+    (t) => READY_RE.test(llamacppLineBody(t)),
+    facts,
+    starts,
+    {
+      acceptance: parseLlamacppAcceptanceLine,
+    },
+  );
   // a model that fails to load ends the process without a traceback: report it as the start's failure
   const failed = linesAfterLastStart(lines, starts).find((l) => LOAD_FAIL_RE.test(l.text));
   if (failed && reading.readyLine === null)
