@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { highestSupportedPercentile, minSamplesFor, supportsPercentile, unsupportedNote } from './tail-samples.js';
+import {
+  highestSupportedPercentile,
+  minSamplesFor,
+  supportsPercentile,
+  unsupportedNote,
+} from './tail-samples.js';
 
 describe('minimum samples per percentile', () => {
   it('reproduces the MLPerf early-stopping minimums: p90 needs 64, p99 needs 662', () => {

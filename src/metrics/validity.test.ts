@@ -6,7 +6,11 @@ import { judgeLevel } from './validity.js';
 
 const key = { kind: 'concurrency', value: 4 } as const;
 
-function level(n: number, edit: (r: RequestRecord, i: number) => void = () => {}, extra: Partial<LevelSummary> = {}) {
+function level(
+  n: number,
+  edit: (r: RequestRecord, i: number) => void = () => {},
+  extra: Partial<LevelSummary> = {},
+) {
   const records = buildRecords(0, 4, specs(n, { e2eMs: 100, ttftMs: 10, tokens: 64 }));
   records.forEach(edit);
   return { records, summary: summarizeForTest(0, key, records, extra) };
@@ -50,14 +54,21 @@ describe('level validity', () => {
       errorsByCode: { BG_E_HTTP_STATUS: 1 },
     });
     expect(judgeLevel(few.summary, few.records).status).toBe('suspect');
-    const many = level(100, () => {}, { requests: { completed: 90, failed: 10, warmup: 0, inFlightAtEnd: 0 } });
+    const many = level(100, () => {}, {
+      requests: { completed: 90, failed: 10, warmup: 0, inFlightAtEnd: 0 },
+    });
     expect(judgeLevel(many.summary, many.records).status).toBe('invalid');
     const restarted = level(100, () => {}, {
       validity: { valid: false, reasons: ['server restarted during the level (start time changed)'] },
     });
     expect(judgeLevel(restarted.summary, restarted.records).reasons[0].text).toContain('server restarted');
     const limited = level(100, () => {}, {
-      client: { eventLoopDelayP99Ms: 80, cpuPercentOfOneCore: 99, clientLimited: true, reason: 'loop lag 80 ms' },
+      client: {
+        eventLoopDelayP99Ms: 80,
+        cpuPercentOfOneCore: 99,
+        clientLimited: true,
+        reason: 'loop lag 80 ms',
+      },
     });
     expect(judgeLevel(limited.summary, limited.records).status).toBe('invalid');
   });
@@ -72,9 +83,13 @@ describe('level validity', () => {
   });
 
   it('shows server/client output-count disagreements with an example', () => {
-    const { records, summary } = level(100, (r, i) => {
-      if (i < 3) r.outputTokensClient = 63;
-    }, {});
+    const { records, summary } = level(
+      100,
+      (r, i) => {
+        if (i < 3) r.outputTokensClient = 63;
+      },
+      {},
+    );
     summary.tokenReconciliation.outputMismatches = 3;
     expect(judgeLevel(summary, records).reasons.find((r) => r.check === 'output-tokens')?.text).toBe(
       "Server and client output token counts disagree in 3 of 100 requests (e.g. server 64, client 63); metrics use the server's count.",

@@ -105,7 +105,8 @@ function promptTokens(records: readonly RequestRecord[], level: LevelSummary): V
   }
   const deltas = differ.map((r) => (r.inputTokensServer ?? 0) - (r.inputTokensClient ?? 0));
   const d = median(deltas);
-  const example = differ.find((r) => (r.inputTokensServer ?? 0) - (r.inputTokensClient ?? 0) === d) ?? differ[0];
+  const example =
+    differ.find((r) => (r.inputTokensServer ?? 0) - (r.inputTokensClient ?? 0) === d) ?? differ[0];
   const client = example.inputTokensClient ?? 0;
   const relative = client > 0 ? Math.abs(d) / client : 1;
   const small = Math.abs(d) <= 16 || relative <= 0.05;
@@ -123,7 +124,10 @@ function outputCounts(level: LevelSummary, records: readonly RequestRecord[]): V
   const { compared, outputMismatches } = level.tokenReconciliation;
   if (outputMismatches === 0) return [];
   const differ = records.filter(
-    (r) => r.outputTokensServer !== null && r.outputTokensClient !== null && r.outputTokensServer !== r.outputTokensClient,
+    (r) =>
+      r.outputTokensServer !== null &&
+      r.outputTokensClient !== null &&
+      r.outputTokensServer !== r.outputTokensClient,
   );
   const eg = differ[0];
   return [
@@ -138,7 +142,8 @@ function outputCounts(level: LevelSummary, records: readonly RequestRecord[]): V
 function errors(level: LevelSummary): ValidityReason[] {
   const { completed, failed } = level.requests;
   const total = completed + failed;
-  if (total === 0) return [{ severity: 'invalid', check: 'no-requests', text: 'No measured request completed.' }];
+  if (total === 0)
+    return [{ severity: 'invalid', check: 'no-requests', text: 'No measured request completed.' }];
   if (completed === 0)
     return [{ severity: 'invalid', check: 'no-requests', text: `All ${failed} measured requests failed.` }];
   if (failed === 0) return [];
@@ -216,7 +221,11 @@ export function judgeLevel(
       text: `Client-limited: ${level.client.reason ?? 'the client, not the server, was the bottleneck'}.`,
     });
   if (level.client.timingNoise)
-    reasons.push({ severity: 'suspect', check: 'timing-noise', text: `Timing noise: ${level.client.timingNoise}.` });
+    reasons.push({
+      severity: 'suspect',
+      check: 'timing-noise',
+      text: `Timing noise: ${level.client.timingNoise}.`,
+    });
   reasons.push(...errors(level));
   reasons.push(...outputLength(measured, ctx));
   reasons.push(...outputCounts(level, measured));
