@@ -5,6 +5,7 @@ import { createColors } from 'picocolors';
 import { isEngineNativeKey } from './comparability.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
+import { validitySection } from './validity-model.js';
 
 export interface TextOptions {
   color: boolean;
@@ -24,6 +25,13 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
           : t.text;
   const out: string[] = [];
   const single = cmp.runs.length === 1;
+  const vs = validitySection(cmp);
+  const paint = (st: string, t: string) =>
+    st === 'invalid' ? c.red(c.bold(t)) : st === 'suspect' ? c.yellow(t) : c.green(t);
+  out.push(paint(vs.status, vs.headline));
+  for (const r of vs.reasons) out.push(`  - ${r}`);
+  for (const l of vs.levels) out.push(paint(l.status, `  - ${l.text}`));
+  out.push('');
   out.push(
     c.bold(
       single
@@ -39,8 +47,6 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     for (const w of r.warnings) out.push(c.yellow(`    note: ${w}`));
   }
   out.push('');
-  for (const w of cmp.comparabilityWarnings) out.push(c.yellow(c.bold(`WARNING: ${w}`)));
-  if (cmp.comparabilityWarnings.length) out.push('');
   if (!single) {
     out.push(c.bold('Verdicts'));
     const excluded = exclusionNote(cmp);

@@ -43,7 +43,10 @@ describe('renderers', () => {
     expect(plain).not.toMatch(/\x1b\[/);
     expect(plain).toContain('Verdicts');
     expect(plain).toContain('excluded (invalid: fast)');
-    expect(plain.indexOf('WARNING')).toBeLessThan(plain.indexOf('Verdicts'));
+    // the validity section (comparability concerns included) comes first, before every number
+    expect(plain.startsWith('Validity: ')).toBe(true);
+    expect(plain.indexOf('Not apples to apples')).toBeGreaterThan(0);
+    expect(plain.indexOf('Not apples to apples')).toBeLessThan(plain.indexOf('Verdicts'));
     expect(renderText(cmp, { color: true })).toMatch(/\x1b\[/);
   });
 
@@ -79,12 +82,12 @@ describe('renderers', () => {
   it('csv: one row per metric, level and run with a header', () => {
     const lines = renderCsv(cmp).trim().split('\n');
     expect(lines[0]).toBe(
-      'metric,unit,level_kind,level_value,level_label,run,is_baseline,value,ratio_to_baseline,ci_low,ci_high,significant,requests,excluded_reason',
+      'validity,validity_reasons,metric,unit,level_kind,level_value,level_label,run,is_baseline,value,ratio_to_baseline,ci_low,ci_high,significant,requests,excluded_reason',
     );
     expect(lines).toHaveLength(1 + cmp.metrics.length * 3 * 2);
-    expect(lines.find((l) => l.startsWith('output_throughput,tok/s,concurrency,16,c=16,fast'))).toContain(
-      'invalid: fast',
-    );
+    const invalidRow = lines.find((l) => l.includes(',output_throughput,tok/s,concurrency,16,c=16,fast,'));
+    expect(invalidRow).toContain('invalid: fast');
+    expect(invalidRow?.startsWith('invalid,')).toBe(true);
   });
 
   it('html: escapes every server and plan string', () => {
