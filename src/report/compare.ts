@@ -11,6 +11,7 @@ import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { DEFAULT_METRICS, METRICS, tailNote } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
+import { steadyRows } from './steady-model.js';
 import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, MetricId } from './types.js';
 import { judgeComparison, judgeRun, type RunValidity, type SkippedConfig } from './validity.js';
 import { buildVerdicts, DEFAULT_MIN_EFFECT, findCrossovers } from './verdicts.js';
@@ -222,6 +223,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     crossovers,
     verdicts,
     bootstrap: { iterations, seed, confidence: 0.95 },
+    steadyState: steadyRows(runs),
     findings: runs.flatMap((r) =>
       (r.manifest?.checkpoint?.findings ?? []).map((f) => ({
         run: r.name,

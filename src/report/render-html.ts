@@ -5,6 +5,7 @@ import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { METRICS } from './metric-catalog.js';
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
@@ -103,7 +104,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     h.push(
       `<div class="note"><strong>Flagged levels</strong><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></div>`,
     );
-  h.push(metricPicker(cmp));
+  h.push(metricPicker(cmp), steadyHtml(cmp));
 
   h.push('<h2 id="config">Configuration differences</h2>');
   if (cmp.configDiff.length === 0)
@@ -188,4 +189,11 @@ function metricPicker(cmp: Comparison): string {
     ),
   ];
   return `<div class="metric-picker" id="metrics">${radios.join('')}<div class="metric-tables">${tables.map(tableHtml).join('')}</div></div>`;
+}
+
+function steadyHtml(cmp: Comparison): string {
+  if (cmp.steadyState.length === 0) return '';
+  const head = STEADY_HEADER.map((c, i) => `<th${i < 2 ? ' class="text"' : ''}>${esc(c)}</th>`).join('');
+  const rows = steadyTable(cmp).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
+  return `<h3 id="steady-state">${esc(STEADY_TITLE)}</h3><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -1,5 +1,6 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
@@ -45,6 +46,16 @@ export function renderMarkdown(cmp: Comparison): string {
       `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
     );
     for (const r of t.rows) out.push(`| ${r.map((c) => mdEscape(c.text)).join(' | ')} |`);
+  }
+  if (cmp.steadyState.length) {
+    out.push(
+      '',
+      `## ${mdEscape(STEADY_TITLE)}`,
+      '',
+      `| ${STEADY_HEADER.join(' | ')} |`,
+      `|${STEADY_HEADER.map(() => '---').join('|')}|`,
+    );
+    for (const r of steadyTable(cmp)) out.push(`| ${r.map(mdEscape).join(' | ')} |`);
   }
   if (cmp.configDiff.length) {
     out.push(

@@ -3,6 +3,7 @@
 
 import { createColors } from 'picocolors';
 import { isEngineNativeKey } from './comparability.js';
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
@@ -62,7 +63,16 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     const more = cmp.crossovers.length - shown.length;
     if (more > 0) out.push(c.dim(`  (${more} more on latency metrics: --format markdown, json or html)`));
   }
-  for (const t of metricTables(cmp)) {
+  const steady = cmp.steadyState.length
+    ? [
+        {
+          title: STEADY_TITLE,
+          header: STEADY_HEADER,
+          rows: steadyTable(cmp).map((r) => r.map((text) => ({ text, tone: 'neutral' as const }))),
+        },
+      ]
+    : [];
+  for (const t of [...metricTables(cmp), ...steady]) {
     out.push('', c.bold(t.title));
     const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].text.length)));
     out.push(

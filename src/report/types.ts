@@ -1,6 +1,7 @@
 // The shapes that flow through the report module: loaded runs (src/results/layout.ts) in, a Comparison out.
 // Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
 
+import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
 import type { ComparisonValidity } from './validity.js';
@@ -118,6 +119,15 @@ export interface Comparison {
   bootstrap: { iterations: number; seed: number; confidence: number };
   /** Checkpoint findings per run (from the manifests), for the HTML report. */
   findings: { run: string; id: string; title: string; status: string; expected?: string; found?: string }[];
+  /** Closed-loop levels: the steady-state window (all slots busy) beside the full window, or why there is none. */
+  steadyState: {
+    run: string;
+    level: LevelKey;
+    label: string;
+    full: { windowS: number; requestsPerS: number; outputTokensPerS: number };
+    steady?: SteadyState;
+    reason?: string;
+  }[];
   /** Per-level points for charts: every level each run has, flagged or not. */
   series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
 }
