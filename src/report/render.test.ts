@@ -97,6 +97,19 @@ describe('renderers', () => {
     expect(html).toContain('Not apples to apples');
   });
 
+  it('html: a script-free metric selector with one radio, one table and one CSS rule per metric, goodput included', () => {
+    const html = renderHtml(cmp);
+    expect(html).not.toMatch(/<script|onclick=|javascript:/i);
+    expect(cmp.metrics).toContain('goodput');
+    for (const m of cmp.metrics) {
+      expect(html).toContain(`<input type="radio" name="metric" id="metric-${m}">`);
+      expect(html).toContain(`<section class="metric" id="table-${m}">`);
+      expect(html).toContain(`#metric-${m}:checked ~ .metric-tables #table-${m} { display: block; }`);
+    }
+    expect(html).toContain('id="metric-all" checked');
+    expect(html.indexOf('id="validity"')).toBeLessThan(html.indexOf('id="metrics"'));
+  });
+
   it('charts: every chart has axis labels with units, a legend entry per run, and hollow flagged points', () => {
     const specsList = chartSpecs(cmp);
     expect(specsList.map((s) => s.id)).toEqual([
