@@ -72,7 +72,12 @@ export function metricTables(cmp: Comparison): MetricTable[] {
         const cell = cells.find((c) => c.run === name);
         out.push(
           cell
-            ? { text: cellText(cell), tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted' }
+            ? {
+                // goodput exists only where the plan set SLOs: say so instead of a bare dash
+                text:
+                  metric === 'goodput' && cell.value === null ? 'n/a (no SLO in the plan)' : cellText(cell),
+                tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted',
+              }
             : { text: '—', tone: 'muted' },
         );
       }

@@ -36,17 +36,20 @@ export function validitySection(cmp: Comparison): ValiditySection {
   const levels: ValiditySection['levels'] = [];
   for (const row of cmp.levels) {
     for (const [run, lv] of Object.entries(row.validity)) {
-      if (lv.reasons.length === 0) continue;
+      // the sample-count note is said where it matters, in the cell that reads "p99 n/a (…)"
+      const shown = { ...lv, reasons: lv.reasons.filter((r) => r.check !== 'samples') };
+      if (shown.reasons.length === 0) continue;
       levels.push({
         status: lv.status,
-        text: `${single ? '' : `${run} `}${row.label}: ${statusWord(lv.status)}: ${reasonText(lv).join(' ')}`,
+        text: `${single ? '' : `${run} `}${row.label}: ${statusWord(lv.status)}: ${reasonText(shown).join(' ')}`,
       });
     }
   }
-  const status = single ? (v.runs[0]?.status ?? v.status) : v.status;
+  const own = single ? (v.runs[0]?.status ?? v.status) : v.status;
+  const status = v.skipped.length > 0 ? worstStatus(own, 'suspect') : own;
   return {
-    status: v.skipped.length > 0 ? worstStatus(status, 'suspect') : status,
-    headline: `Validity: ${statusWord(v.skipped.length > 0 ? worstStatus(status, 'suspect') : status)}`,
+    status,
+    headline: `Validity: ${statusWord(status)}`,
     reasons: reasons.length ? reasons : ['Every check passed on the evidence recorded.'],
     levels,
   };
