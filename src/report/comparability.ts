@@ -18,12 +18,13 @@ export function runFacts(run: LoadedRun): Map<string, string> | null {
   }
   const plan = m?.plan;
   if (plan?.workload) {
-    const w = plan.workload;
-    facts.set('workload.dataset', String(w.dataset));
-    facts.set('workload.input_tokens', JSON.stringify(w.input_tokens));
-    facts.set('workload.output_tokens', JSON.stringify(w.output_tokens));
+    // a fact an importer could not read is absent from the plan: unknown, never a difference
+    const w = plan.workload as Partial<typeof plan.workload>;
+    if (w.dataset !== undefined) facts.set('workload.dataset', String(w.dataset));
+    if (w.input_tokens !== undefined) facts.set('workload.input_tokens', JSON.stringify(w.input_tokens));
+    if (w.output_tokens !== undefined) facts.set('workload.output_tokens', JSON.stringify(w.output_tokens));
     if (w.ignore_eos !== undefined) facts.set('workload.ignore_eos', String(w.ignore_eos));
-    facts.set('workload.temperature', String(w.temperature));
+    if (w.temperature !== undefined) facts.set('workload.temperature', String(w.temperature));
   }
   if (plan?.target?.api) facts.set('target.api', plan.target.api);
   return vt || plan ? facts : null;
@@ -65,9 +66,23 @@ export function isVaried(key: string, varies: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * A normalised key is varied when it is, or when its engine-native counterpart is (`sglang.*` varies
+ * `sglang.max_running_requests`, so the normalised `max_running_requests` read from it varies too).
+ */
+export function isVariedFor(key: string, varies: readonly string[], engine: string | undefined): boolean {
+  if (isVaried(key, varies)) return true;
+  return engine !== undefined && !isEngineNativeKey(key) && isVaried(`${engine}.${key}`, varies);
+}
+
+/** Keys that describe what each request asks for: a difference here makes verdicts meaningless. */
+export const isWorkloadKey = (key: string): boolean => key.startsWith('workload.') || key === 'target.api';
+
 export interface Comparability {
   differences: ConfigDifference[];
   warnings: string[];
+  /** Workload differences not declared as varied, e.g. "workload.input_tokens: {"fixed":1024} vs {"fixed":256}". */
+  workloadDifferences: string[];
 }
 
 export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): Comparability {
@@ -76,6 +91,7 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
   const variesList = [...varies];
   const differences: ConfigDifference[] = [];
   const warnings: string[] = [];
+  const workloadDifferences: string[] = [];
   const baseFacts = runFacts(baseline);
   const baseTool = baseline.manifest?.source?.tool ?? 'benchgate';
   for (const other of others) {
@@ -101,9 +117,10 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
       if (a === b || isPlacementKey(key)) continue;
       // a fact one side could not read is unknown, not different
       if (!baseFacts.has(key) || !facts.has(key)) continue;
-      const expected = isVaried(key, variesList);
+      const expected = isVariedFor(key, variesList, facts.get('engine') ?? baseFacts.get('engine'));
       differences.push({ key, baseline: a, other: b, run: other.name, expected });
       if (!expected) unexpected.push(`${key}: ${a} vs ${b}`);
+      if (!expected && isWorkloadKey(key)) workloadDifferences.push(`${other.name} ${key}: ${a} vs ${b}`);
     }
     if (unexpected.length > 0) {
       warnings.push(
@@ -112,5 +129,5 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
     }
   }
   differences.sort((x, y) => Number(x.expected) - Number(y.expected) || x.key.localeCompare(y.key));
-  return { differences, warnings };
+  return { differences, warnings, workloadDifferences };
 }

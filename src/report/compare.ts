@@ -5,13 +5,16 @@
 import { BenchgateError } from '../core/errors.js';
 import { bootstrapRatioByIndex } from '../metrics/bootstrap.js';
 import type { LevelSummary } from '../metrics/summary.js';
+import type { Validity, ValidityReason } from '../metrics/validity.js';
 import type { LoadedRun } from '../results/layout.js';
 import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
-import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
+import { DEFAULT_METRICS, METRICS, tailNote } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
+import { steadyRows } from './steady-model.js';
 import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, MetricId } from './types.js';
-import { buildVerdicts, findCrossovers } from './verdicts.js';
+import { judgeComparison, judgeRun, type RunValidity, type SkippedConfig } from './validity.js';
+import { buildVerdicts, DEFAULT_MIN_EFFECT, findCrossovers } from './verdicts.js';
 
 export interface CompareOptions {
   /** Run name to compare against; default: the first run. */
@@ -20,13 +23,27 @@ export interface CompareOptions {
   /** Bootstrap resamples per (level, metric, run); default 2000. */
   iterations?: number;
   seed?: number;
+  /** Smallest relative change called a difference; default 0.02 (2%). */
+  minEffect?: number;
+  /** Draw verdicts even when the workloads differ (the difference is the point). */
+  allowDifferentWorkloads?: boolean;
+  /** Matrix configurations that produced no run, shown in the validity section with why. */
+  skipped?: SkippedConfig[];
 }
 
-function levelFlags(l: LevelSummary): { flag: LevelFlag; reason: string }[] {
+/** Why a level leaves the verdicts: client-limited, or invalid (its own reasons, or its run's). */
+function levelFlags(l: LevelSummary, v: Validity | undefined, run: RunValidity | undefined) {
   const out: { flag: LevelFlag; reason: string }[] = [];
   if (l.client?.clientLimited)
     out.push({ flag: 'client-limited', reason: l.client.reason ?? 'the client was the bottleneck' });
-  if (l.validity && !l.validity.valid)
+  const own = (v?.reasons ?? []).filter((r) => r.severity === 'invalid' && r.check !== 'client-limited');
+  const runWhy =
+    run?.status === 'invalid'
+      ? run.reasons.filter((r) => r.severity === 'invalid' && r.check !== 'levels')
+      : [];
+  const why = [...runWhy, ...own].map((r) => r.text.replace(/\.$/, ''));
+  if (why.length > 0) out.push({ flag: 'invalid', reason: why.join('; ') });
+  else if (l.validity && !l.validity.valid)
     out.push({ flag: 'invalid', reason: l.validity.reasons.join('; ') || 'marked invalid' });
   return out;
 }
@@ -87,11 +104,20 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     const spec = METRICS[m];
     const refLevel = perRun.get(ref.name);
     const l = perRun.get(run.name);
-    const value = l ? spec.value(l) : null;
-    const refValue = refLevel ? spec.value(refLevel) : null;
+    const withheld = l ? tailNote(spec, l) : null;
+    const value = l && !withheld ? spec.value(l) : null;
+    const refValue = refLevel && !tailNote(spec, refLevel) ? spec.value(refLevel) : null;
     const n = l ? l.requests.completed : 0;
     if (run === ref || !l || !refLevel || value === null || refValue === null || refValue === 0) {
-      return { run: run.name, value, ratio: null, ci: null, significant: null, n };
+      return {
+        run: run.name,
+        value,
+        ratio: null,
+        ci: null,
+        significant: null,
+        n,
+        ...(withheld ? { withheld } : {}),
+      };
     }
     const refValues = values.get(ref.name)?.get(refLevel.levelIndex) ?? [];
     const own = values.get(run.name)?.get(l.levelIndex) ?? [];
@@ -114,17 +140,24 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     };
   };
 
+  const runValidity = new Map(runs.map((r) => [r.name, judgeRun(r, (l) => levelId(l.level))]));
   const levels: LevelRow[] = ordered.map((perRun) => {
     const key = [...perRun.values()][0].level;
     const flags: LevelRow['flags'] = {};
+    const validity: LevelRow['validity'] = {};
     for (const run of runs) {
       const l = perRun.get(run.name);
-      flags[run.name] = l ? levelFlags(l) : [{ flag: 'missing', reason: 'level not measured in this run' }];
+      const rv = runValidity.get(run.name);
+      const v = rv?.levels[levelId(key)];
+      if (v) validity[run.name] = { status: v.status, reasons: v.reasons };
+      flags[run.name] = l
+        ? levelFlags(l, v, rv)
+        : [{ flag: 'missing', reason: 'level not measured in this run' }];
     }
     const usable = Object.values(flags).every((f) => f.length === 0);
     const cells = {} as Record<MetricId, Cell[]>;
     for (const m of metrics) cells[m] = runs.map((run) => cellVs(m, perRun, baseline, run));
-    return { level: key, label: levelLabel(key), flags, usable, cells };
+    return { level: key, label: levelLabel(key), flags, usable, validity, cells };
   });
 
   // crossovers between every pair of non-baseline runs, on the headline metric only
@@ -144,16 +177,36 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     }
   }
 
-  const { differences, warnings } = diffConfigs(
+  const { differences, warnings, workloadDifferences } = diffConfigs(
     baseline,
     runs.filter((r) => r !== baseline),
   );
-  const built = buildVerdicts(levels, metrics, names, baseline.name);
-  const verdicts = built.verdicts;
-  const crossovers = [...built.crossovers, ...pairCrossovers];
+  const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
+  const withheld = workloadDifferences.length > 0 && !opts.allowDifferentWorkloads;
+  const built = buildVerdicts(levels, metrics, names, baseline.name, minEffect);
+  const verdicts = withheld ? [] : built.verdicts;
+  const crossovers = withheld ? [] : [...built.crossovers, ...pairCrossovers];
+  const verdictsWithheld = withheld
+    ? `No verdicts: the runs measured different workloads (${workloadDifferences.join('; ')}). Pass --allow-different-workloads, or declare the keys in the plan's varies, if the difference is the point.`
+    : null;
+  const extra: ValidityReason[] = warnings.map((w) => ({
+    severity: 'suspect',
+    check: 'comparability',
+    text: `Not apples to apples: ${w}`,
+  }));
+  if (verdictsWithheld) extra.unshift({ severity: 'invalid', check: 'workload', text: verdictsWithheld });
+  else if (workloadDifferences.length > 0)
+    extra.unshift({
+      severity: 'note',
+      check: 'workload',
+      text: `Different workloads compared on purpose (--allow-different-workloads): ${workloadDifferences.join('; ')}.`,
+    });
 
   return {
     schema: 'benchgate.compare/1',
+    validity: judgeComparison([...runValidity.values()], opts.skipped ?? [], extra),
+    minEffect,
+    verdictsWithheld,
     baseline: baseline.name,
     runs: runs.map((r) => ({
       name: r.name,
@@ -170,6 +223,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     crossovers,
     verdicts,
     bootstrap: { iterations, seed, confidence: 0.95 },
+    steadyState: steadyRows(runs),
     findings: runs.flatMap((r) =>
       (r.manifest?.checkpoint?.findings ?? []).map((f) => ({
         run: r.name,
@@ -184,7 +238,11 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
       run: r.name,
       points: [...r.summary.levels]
         .sort((a, b) => compareLevelKeys(a.level, b.level))
-        .map((l) => ({ level: l.level, summary: l, flags: levelFlags(l).map((f) => f.flag) })),
+        .map((l) => {
+          const rv = runValidity.get(r.name);
+          const flags = levelFlags(l, rv?.levels[levelId(l.level)], rv).map((f) => f.flag);
+          return { level: l.level, summary: l, flags };
+        }),
     })),
   };
 }

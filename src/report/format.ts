@@ -25,3 +25,8 @@ export function formatCi(ci: { low: number; high: number } | null | undefined): 
   if (!ci) return 'no CI';
   return `CI ${formatChange(ci.low)} to ${formatChange(ci.high)}`;
 }
+
+/** A fraction as a plain percentage: 0.02 -> "2%", 0.025 -> "2.5%". */
+export function formatPercent(fraction: number): string {
+  return `${Number((fraction * 100).toFixed(2))}%`;
+}

@@ -73,6 +73,13 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
       const box = await page.locator('#chart-output-throughput svg').boundingBox();
       expect(box!.width).toBeGreaterThan(300);
       expect(await page.locator('h1').textContent()).toContain('eagle3 <topk1>');
+      // validity first; the CSS-only metric selector shows one table at a time, goodput among them
+      expect(await page.locator('#validity').isVisible()).toBe(true);
+      expect(await page.locator('#table-ttft_p50').isVisible()).toBe(true);
+      await page.locator('label[for="metric-goodput"]').click();
+      expect(await page.locator('#table-goodput').isVisible()).toBe(true);
+      expect(await page.locator('#table-ttft_p50').isVisible()).toBe(false);
+      await page.locator('label[for="metric-all"]').click();
       const shot = await page.screenshot({ path: join(dir, 'report.png'), fullPage: true });
       expect(shot.length).toBeGreaterThan(10_000);
       const pdf = await page.pdf({ format: 'A4' });

@@ -2,8 +2,10 @@
 // value, and the per-request statistic the bootstrap resamples to get a CI on the ratio.
 
 import type { IndexStatistic } from '../metrics/bootstrap.js';
+import { meetsSlo } from '../metrics/goodput.js';
 import { percentilesInPlace } from '../metrics/percentile.js';
 import type { LevelSummary } from '../metrics/summary.js';
+import { supportsPercentile, unsupportedNote } from '../metrics/tail-samples.js';
 import type { RequestValues } from './request-values.js';
 import type { MetricId } from './types.js';
 
@@ -23,6 +25,9 @@ export interface MetricSpec {
    * window, its achieved concurrency). null when the records cannot support it (e.g. no verify-step counts).
    */
   statistic(level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null;
+  /** For percentile metrics: which percentile, and how many samples stand behind it at a level. */
+  percentile?: number;
+  samples?(level: LevelSummary): number;
 }
 
 const pct = (d: { percentiles: Record<string, number> } | null, key: string): number | null => {
@@ -70,87 +75,152 @@ const latencyPercentile =
     };
   };
 
+type Dist = LevelSummary['ttftMs'];
+
+/** A latency percentile metric over one of the level's distributions (and its per-request value when there is one). */
+function latency(
+  id: MetricId,
+  label: string,
+  noun: string,
+  dist: (l: LevelSummary) => Dist,
+  p: number,
+  perRequest: ((v: RequestValues) => number | null) | null,
+  inVerdicts = true,
+): MetricSpec {
+  return {
+    id,
+    label,
+    unit: 'ms',
+    higherIsBetter: false,
+    noun,
+    inVerdicts,
+    percentile: p,
+    samples: (l) => dist(l)?.count ?? 0,
+    value: (l) => pct(dist(l), `p${p}`),
+    statistic: perRequest ? latencyPercentile(perRequest, p) : () => null,
+  };
+}
+
+function rate(
+  id: MetricId,
+  label: string,
+  unit: string,
+  noun: string,
+  value: (l: LevelSummary) => number | null,
+  count: (v: RequestValues, l: LevelSummary) => number,
+): MetricSpec {
+  return {
+    id,
+    label,
+    unit,
+    higherIsBetter: true,
+    noun,
+    inVerdicts: true,
+    value,
+    statistic: (l, values) => throughputStatistic((v) => count(v, l))(l, values),
+  };
+}
+
+/** Whether a request met every SLO of the level's goodput definition (1) or not (0). */
+function goodCount(v: RequestValues, l: LevelSummary): number {
+  const slo = l.goodput?.slo;
+  if (!slo) return 0;
+  const lat = { ...v, ttftContentMs: null, e2eInclQueueMs: null, queueWaitMs: 0 };
+  return meetsSlo(lat, slo) ? 1 : 0;
+}
+
+const ttft = (l: LevelSummary) => l.ttftMs;
+const ttftContent = (l: LevelSummary) => l.ttftContentMs;
+const tpot = (l: LevelSummary) => l.tpotMs;
+const e2e = (l: LevelSummary) => l.e2eMs;
+const e2eQueue = (l: LevelSummary) => l.e2eInclQueueMs;
+const chunkItl = (l: LevelSummary) => l.chunkItlMs;
+const tokenItl = (l: LevelSummary) => l.tokenItlMs;
+
+/** Every metric of the vocabulary (DESIGN.md), in the order tables show them. */
 export const METRICS: Record<MetricId, MetricSpec> = {
-  output_throughput: {
-    id: 'output_throughput',
-    label: 'Output tok/s',
-    unit: 'tok/s',
-    higherIsBetter: true,
-    noun: 'output throughput',
-    inVerdicts: true,
-    value: (l) => l.throughput.outputTokensPerS,
-    statistic: throughputStatistic((v) => v.outputTokens),
-  },
-  request_throughput: {
-    id: 'request_throughput',
-    label: 'Requests/s',
-    unit: 'req/s',
-    higherIsBetter: true,
-    noun: 'request throughput',
-    inVerdicts: true,
-    value: (l) => l.throughput.requestsPerS,
-    statistic: throughputStatistic(() => 1),
-  },
-  ttft_p50: {
-    id: 'ttft_p50',
-    label: 'TTFT p50',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'median TTFT',
-    inVerdicts: true,
-    value: (l) => pct(l.ttftMs, 'p50'),
-    statistic: latencyPercentile((v) => v.ttftMs, 50),
-  },
-  ttft_p99: {
-    id: 'ttft_p99',
-    label: 'TTFT p99',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'p99 TTFT',
-    inVerdicts: true,
-    value: (l) => pct(l.ttftMs, 'p99'),
-    statistic: latencyPercentile((v) => v.ttftMs, 99),
-  },
-  tpot_p50: {
-    id: 'tpot_p50',
-    label: 'TPOT p50',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'median TPOT',
-    inVerdicts: true,
-    value: (l) => pct(l.tpotMs, 'p50'),
-    statistic: latencyPercentile((v) => v.tpotMs, 50),
-  },
-  tpot_p99: {
-    id: 'tpot_p99',
-    label: 'TPOT p99',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'p99 TPOT',
-    inVerdicts: true,
-    value: (l) => pct(l.tpotMs, 'p99'),
-    statistic: latencyPercentile((v) => v.tpotMs, 99),
-  },
-  e2e_p50: {
-    id: 'e2e_p50',
-    label: 'E2E p50',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'median end-to-end latency',
-    inVerdicts: true,
-    value: (l) => pct(l.e2eMs, 'p50'),
-    statistic: latencyPercentile((v) => v.e2eMs, 50),
-  },
-  e2e_p99: {
-    id: 'e2e_p99',
-    label: 'E2E p99',
-    unit: 'ms',
-    higherIsBetter: false,
-    noun: 'p99 end-to-end latency',
-    inVerdicts: true,
-    value: (l) => pct(l.e2eMs, 'p99'),
-    statistic: latencyPercentile((v) => v.e2eMs, 99),
-  },
+  output_throughput: rate(
+    'output_throughput',
+    'Output tok/s',
+    'tok/s',
+    'output throughput',
+    (l) => l.throughput.outputTokensPerS,
+    (v) => v.outputTokens,
+  ),
+  request_throughput: rate(
+    'request_throughput',
+    'Requests/s',
+    'req/s',
+    'request throughput',
+    (l) => l.throughput.requestsPerS,
+    () => 1,
+  ),
+  input_throughput: rate(
+    'input_throughput',
+    'Input tok/s',
+    'tok/s',
+    'input throughput',
+    (l) => l.throughput.inputTokensPerS,
+    (v) => v.inputTokens,
+  ),
+  total_throughput: rate(
+    'total_throughput',
+    'Total tok/s',
+    'tok/s',
+    'total token throughput',
+    (l) => l.throughput.totalTokensPerS,
+    (v) => v.inputTokens + v.outputTokens,
+  ),
+  goodput: rate(
+    'goodput',
+    'Goodput req/s',
+    'req/s',
+    'goodput',
+    (l) => l.goodput?.requestsPerS ?? null,
+    goodCount,
+  ),
+  ttft_p50: latency('ttft_p50', 'TTFT p50', 'median TTFT', ttft, 50, (v) => v.ttftMs),
+  ttft_p99: latency('ttft_p99', 'TTFT p99', 'p99 TTFT', ttft, 99, (v) => v.ttftMs),
+  ttft_content_p50: latency(
+    'ttft_content_p50',
+    'TTFT-content p50',
+    'median TTFT to visible content',
+    ttftContent,
+    50,
+    (v) => v.ttftContentMs,
+  ),
+  ttft_content_p99: latency(
+    'ttft_content_p99',
+    'TTFT-content p99',
+    'p99 TTFT to visible content',
+    ttftContent,
+    99,
+    (v) => v.ttftContentMs,
+  ),
+  tpot_p50: latency('tpot_p50', 'TPOT p50', 'median TPOT', tpot, 50, (v) => v.tpotMs),
+  tpot_p99: latency('tpot_p99', 'TPOT p99', 'p99 TPOT', tpot, 99, (v) => v.tpotMs),
+  chunk_itl_p50: latency('chunk_itl_p50', 'Chunk ITL p50', 'median chunk ITL', chunkItl, 50, null, false),
+  chunk_itl_p99: latency('chunk_itl_p99', 'Chunk ITL p99', 'p99 chunk ITL', chunkItl, 99, null, false),
+  token_itl_p50: latency('token_itl_p50', 'Token ITL p50', 'median token ITL', tokenItl, 50, null, false),
+  token_itl_p99: latency('token_itl_p99', 'Token ITL p99', 'p99 token ITL', tokenItl, 99, null, false),
+  e2e_p50: latency('e2e_p50', 'E2E p50', 'median end-to-end latency', e2e, 50, (v) => v.e2eMs),
+  e2e_p99: latency('e2e_p99', 'E2E p99', 'p99 end-to-end latency', e2e, 99, (v) => v.e2eMs),
+  e2e_queue_p50: latency(
+    'e2e_queue_p50',
+    'E2E incl. queue p50',
+    'median E2E including client queue',
+    e2eQueue,
+    50,
+    (v) => v.e2eInclQueueMs,
+  ),
+  e2e_queue_p99: latency(
+    'e2e_queue_p99',
+    'E2E incl. queue p99',
+    'p99 E2E including client queue',
+    e2eQueue,
+    99,
+    (v) => v.e2eInclQueueMs,
+  ),
   acceptance_length: {
     id: 'acceptance_length',
     label: 'Accept len',
@@ -177,14 +247,15 @@ export const METRICS: Record<MetricId, MetricSpec> = {
   },
 };
 
-export const DEFAULT_METRICS: MetricId[] = [
-  'output_throughput',
-  'ttft_p50',
-  'ttft_p99',
-  'tpot_p50',
-  'e2e_p50',
-  'acceptance_length',
-];
+/** Reports and comparisons show every metric unless --metric narrows them. */
+export const DEFAULT_METRICS: MetricId[] = Object.keys(METRICS) as MetricId[];
+
+/** The note a percentile cell shows instead of a value its sample count cannot support; null when supported. */
+export function tailNote(spec: MetricSpec, level: LevelSummary): string | null {
+  if (spec.percentile === undefined || !spec.samples) return null;
+  const n = spec.samples(level);
+  return supportsPercentile(n, spec.percentile) ? null : unsupportedNote(spec.percentile, n);
+}
 
 export function isMetricId(s: string): s is MetricId {
   return Object.hasOwn(METRICS, s);

@@ -1,9 +1,11 @@
 // CSV rendering of a Comparison: one row per (metric, level, run) in long form, for spreadsheets and pandas.
+// The first columns are the validity of that run at that level (a forced run is invalid on every row).
 
 import { levelLabel } from './levels.js';
 import { METRICS } from './metric-catalog.js';
 import { flagNote } from './table-model.js';
 import type { Comparison } from './types.js';
+import { cellValidity } from './validity-model.js';
 
 export function csvField(v: string | number | boolean | null): string {
   if (v === null) return '';
@@ -15,6 +17,8 @@ export function csvField(v: string | number | boolean | null): string {
 
 export function renderCsv(cmp: Comparison): string {
   const header = [
+    'validity',
+    'validity_reasons',
     'metric',
     'unit',
     'level_kind',
@@ -31,12 +35,23 @@ export function renderCsv(cmp: Comparison): string {
     'excluded_reason',
   ];
   const lines = [header.join(',')];
+  // a skipped matrix config has no numbers: one row saying so, before any measured row
+  for (const sk of cmp.validity.skipped) {
+    const row: (string | null)[] = header.map(() => null);
+    row[0] = 'invalid';
+    row[1] = `skipped: ${sk.reason}`;
+    row[header.indexOf('run')] = sk.name;
+    lines.push(row.map(csvField).join(','));
+  }
   for (const m of cmp.metrics) {
-    for (const row of cmp.levels) {
+    for (const [k, row] of cmp.levels.entries()) {
       for (const cell of row.cells[m] ?? []) {
         const flags = flagNote(row);
+        const v = cellValidity(cmp, cell.run, k);
         lines.push(
           [
+            v.status,
+            v.reasons || null,
             m,
             METRICS[m].unit,
             row.level.kind,
@@ -50,7 +65,7 @@ export function renderCsv(cmp: Comparison): string {
             cell.ci?.high ?? null,
             cell.significant,
             cell.n,
-            flags || null,
+            [flags, cell.withheld].filter(Boolean).join('; ') || null,
           ]
             .map(csvField)
             .join(','),

@@ -4,8 +4,11 @@
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
-import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
+import { METRICS } from './metric-catalog.js';
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
+import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
+import { validitySection } from './validity-model.js';
 
 const CSS = `
 :root { color-scheme: light; }
@@ -26,11 +29,23 @@ figure.chart { margin: 12px 0 20px; page-break-inside: avoid; break-inside: avoi
 figure.chart svg { max-width: 100%; height: auto; }
 .status-pass { color: #0a6b2f; } .status-warn { color: #9a6700; } .status-fail { color: #b00020; font-weight: bold; } .status-skip { color: #888; }
 footer { margin-top: 2em; font-size: 0.85em; color: #555; }
+.validity { border-left: 6px solid #0a6b2f; background: #eef8f0; padding: 6px 14px; margin: 10px 0 18px; }
+.validity-suspect { border-color: #e6a100; background: #fff4d6; }
+.validity-invalid { border-color: #b00020; background: #fde8eb; }
+.validity h2 { border: none; margin: 4px 0; }
+.metric-picker > input { position: absolute; opacity: 0; }
+.metric-picker > label { display: inline-block; border: 1px solid #ccc; border-radius: 4px; padding: 2px 8px; margin: 2px; cursor: pointer; font-size: 0.85em; }
+.metric-picker > input:checked + label { background: #4a86c5; color: #fff; border-color: #4a86c5; }
+.metric-picker > input:focus-visible + label { outline: 2px solid #111; }
+.metric-picker .metric { display: none; }
+#metric-all:checked ~ .metric-tables .metric { display: block; }
 @media print {
   body { margin: 0; max-width: none; font-size: 10pt; }
   h2 { page-break-after: avoid; break-after: avoid; }
   table, figure.chart { page-break-inside: avoid; break-inside: avoid; }
-  .warning, .note { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .warning, .note, .validity { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .metric-picker > input, .metric-picker > label { display: none; }
+  .metric-picker .metric { display: block !important; }
 }
 `;
 
@@ -53,11 +68,13 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
   );
-  h.push(`<title>${esc(title)}</title>`, `<style>${CSS}</style>`, '</head><body>');
-  h.push(`<h1>${esc(title)}</h1>`, `<p>Baseline: <strong>${esc(cmp.baseline)}</strong>.</p>`);
+  h.push(`<title>${esc(title)}</title>`, `<style>${CSS}${pickerCss(cmp)}</style>`, '</head><body>');
+  h.push(
+    `<h1>${esc(title)}</h1>`,
+    validityHtml(cmp),
+    `<p>Baseline: <strong>${esc(cmp.baseline)}</strong>.</p>`,
+  );
 
-  for (const w of cmp.comparabilityWarnings)
-    h.push(`<div class="warning" role="alert"><strong>Not apples to apples:</strong> ${esc(w)}</div>`);
   for (const r of cmp.runs) for (const n of r.warnings) h.push(`<div class="note">${esc(n)}</div>`);
 
   if (cmp.runs.length > 1) {
@@ -87,21 +104,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     h.push(
       `<div class="note"><strong>Flagged levels</strong><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></div>`,
     );
-  for (const t of metricTables(cmp)) {
-    h.push(`<h3>${esc(t.title)}</h3>`, '<table><thead><tr>');
-    h.push(
-      t.header
-        .map((c, i) => `<th${i === t.header.length - 1 ? ' class="text"' : ''}>${esc(c)}</th>`)
-        .join(''),
-      '</tr></thead><tbody>',
-    );
-    for (const r of t.rows) {
-      h.push(
-        `<tr>${r.map((c, i) => `<td class="${c.tone === 'neutral' ? '' : c.tone}${i === r.length - 1 ? ' text' : ''}">${esc(c.text)}</td>`).join('')}</tr>`,
-      );
-    }
-    h.push('</tbody></table>');
-  }
+  h.push(metricPicker(cmp), steadyHtml(cmp));
 
   h.push('<h2 id="config">Configuration differences</h2>');
   if (cmp.configDiff.length === 0)
@@ -148,4 +151,49 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
   );
   h.push('</body></html>');
   return `${h.join('\n')}\n`;
+}
+
+/** The validity verdict, first thing after the title: status, reasons, then the levels with evidence. */
+function validityHtml(cmp: Comparison): string {
+  const vs = validitySection(cmp);
+  const items = [...vs.reasons, ...vs.levels.map((l) => l.text)];
+  return `<section id="validity" class="validity validity-${vs.status}" role="${vs.status === 'valid' ? 'status' : 'alert'}"><h2>${esc(vs.headline)}</h2><ul>${items.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
+}
+
+/** One CSS rule per metric: its radio shows its table (no script: radio inputs and :checked). */
+function pickerCss(cmp: Comparison): string {
+  return cmp.metrics
+    .map((m) => `#metric-${m}:checked ~ .metric-tables #table-${m} { display: block; }`)
+    .join('\n');
+}
+
+function tableHtml(t: MetricTable): string {
+  const head = t.header
+    .map((c, i) => `<th${i === t.header.length - 1 ? ' class="text"' : ''}>${esc(c)}</th>`)
+    .join('');
+  const rows = t.rows.map(
+    (r) =>
+      `<tr>${r.map((c, i) => `<td class="${c.tone === 'neutral' ? '' : c.tone}${i === r.length - 1 ? ' text' : ''}">${esc(c.text)}</td>`).join('')}</tr>`,
+  );
+  return `<section class="metric" id="table-${t.metric}"><h3>${esc(t.title)}</h3><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+/** Every metric's table behind a CSS-only selector; "all" (the default) shows every table, as print does. */
+function metricPicker(cmp: Comparison): string {
+  const tables = metricTables(cmp);
+  const radios = [
+    '<input type="radio" name="metric" id="metric-all" checked><label for="metric-all">all metrics</label>',
+    ...tables.map(
+      (t) =>
+        `<input type="radio" name="metric" id="metric-${t.metric}"><label for="metric-${t.metric}">${esc(METRICS[t.metric].label)}</label>`,
+    ),
+  ];
+  return `<div class="metric-picker" id="metrics">${radios.join('')}<div class="metric-tables">${tables.map(tableHtml).join('')}</div></div>`;
+}
+
+function steadyHtml(cmp: Comparison): string {
+  if (cmp.steadyState.length === 0) return '';
+  const head = STEADY_HEADER.map((c, i) => `<th${i < 2 ? ' class="text"' : ''}>${esc(c)}</th>`).join('');
+  const rows = steadyTable(cmp).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
+  return `<h3 id="steady-state">${esc(STEADY_TITLE)}</h3><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -17,5 +17,7 @@ export function renderJson(cmp: Comparison): string {
     })),
   }));
   // Infinity/NaN are not JSON: JSON.stringify writes them as null
-  return `${JSON.stringify({ ...cmp, series }, null, 2)}\n`;
+  // validity first: a reader of the file sees whether to trust it before any number
+  const { validity, ...rest } = cmp;
+  return `${JSON.stringify({ validity, ...rest, series }, null, 2)}\n`;
 }

@@ -1,7 +1,9 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
+import { validitySection } from './validity-model.js';
 
 /** Escapes the characters that would break a Markdown table cell or inject markup. */
 export function mdEscape(s: string): string {
@@ -16,6 +18,10 @@ export function renderMarkdown(cmp: Comparison): string {
       : `# Comparison: baseline ${mdEscape(cmp.baseline)}`,
     '',
   );
+  const vs = validitySection(cmp);
+  out.push(`## ${vs.headline}`, '', ...vs.reasons.map((r) => `- ${mdEscape(r)}`));
+  if (vs.levels.length) out.push('', ...vs.levels.map((l) => `- ${mdEscape(l.text)}`));
+  out.push('');
   out.push('| run | source | engine | model | directory |', '|---|---|---|---|---|');
   for (const r of cmp.runs)
     out.push(
@@ -23,8 +29,6 @@ export function renderMarkdown(cmp: Comparison): string {
     );
   const notes = cmp.runs.flatMap((r) => r.warnings);
   if (notes.length) out.push('', ...notes.map((n) => `> Note: ${mdEscape(n)}`));
-  if (cmp.comparabilityWarnings.length)
-    out.push('', ...cmp.comparabilityWarnings.map((w) => `> **Warning:** ${mdEscape(w)}`));
   if (cmp.runs.length > 1) {
     out.push('', '## Verdicts', '');
     const excluded = exclusionNote(cmp);
@@ -42,6 +46,16 @@ export function renderMarkdown(cmp: Comparison): string {
       `|${t.header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
     );
     for (const r of t.rows) out.push(`| ${r.map((c) => mdEscape(c.text)).join(' | ')} |`);
+  }
+  if (cmp.steadyState.length) {
+    out.push(
+      '',
+      `## ${mdEscape(STEADY_TITLE)}`,
+      '',
+      `| ${STEADY_HEADER.join(' | ')} |`,
+      `|${STEADY_HEADER.map(() => '---').join('|')}|`,
+    );
+    for (const r of steadyTable(cmp)) out.push(`| ${r.map(mdEscape).join(' | ')} |`);
   }
   if (cmp.configDiff.length) {
     out.push(

@@ -3,8 +3,10 @@
 
 import { createColors } from 'picocolors';
 import { isEngineNativeKey } from './comparability.js';
+import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import type { Comparison } from './types.js';
+import { validitySection } from './validity-model.js';
 
 export interface TextOptions {
   color: boolean;
@@ -24,6 +26,13 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
           : t.text;
   const out: string[] = [];
   const single = cmp.runs.length === 1;
+  const vs = validitySection(cmp);
+  const paint = (st: string, t: string) =>
+    st === 'invalid' ? c.red(c.bold(t)) : st === 'suspect' ? c.yellow(t) : c.green(t);
+  out.push(paint(vs.status, vs.headline));
+  for (const r of vs.reasons) out.push(`  - ${r}`);
+  for (const l of vs.levels) out.push(paint(l.status, `  - ${l.text}`));
+  out.push('');
   out.push(
     c.bold(
       single
@@ -39,8 +48,6 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     for (const w of r.warnings) out.push(c.yellow(`    note: ${w}`));
   }
   out.push('');
-  for (const w of cmp.comparabilityWarnings) out.push(c.yellow(c.bold(`WARNING: ${w}`)));
-  if (cmp.comparabilityWarnings.length) out.push('');
   if (!single) {
     out.push(c.bold('Verdicts'));
     const excluded = exclusionNote(cmp);
@@ -56,7 +63,16 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     const more = cmp.crossovers.length - shown.length;
     if (more > 0) out.push(c.dim(`  (${more} more on latency metrics: --format markdown, json or html)`));
   }
-  for (const t of metricTables(cmp)) {
+  const steady = cmp.steadyState.length
+    ? [
+        {
+          title: STEADY_TITLE,
+          header: STEADY_HEADER,
+          rows: steadyTable(cmp).map((r) => r.map((text) => ({ text, tone: 'neutral' as const }))),
+        },
+      ]
+    : [];
+  for (const t of [...metricTables(cmp), ...steady]) {
     out.push('', c.bold(t.title));
     const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].text.length)));
     out.push(

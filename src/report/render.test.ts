@@ -43,7 +43,10 @@ describe('renderers', () => {
     expect(plain).not.toMatch(/\x1b\[/);
     expect(plain).toContain('Verdicts');
     expect(plain).toContain('excluded (invalid: fast)');
-    expect(plain.indexOf('WARNING')).toBeLessThan(plain.indexOf('Verdicts'));
+    // the validity section (comparability concerns included) comes first, before every number
+    expect(plain.startsWith('Validity: ')).toBe(true);
+    expect(plain.indexOf('Not apples to apples')).toBeGreaterThan(0);
+    expect(plain.indexOf('Not apples to apples')).toBeLessThan(plain.indexOf('Verdicts'));
     expect(renderText(cmp, { color: true })).toMatch(/\x1b\[/);
   });
 
@@ -79,12 +82,12 @@ describe('renderers', () => {
   it('csv: one row per metric, level and run with a header', () => {
     const lines = renderCsv(cmp).trim().split('\n');
     expect(lines[0]).toBe(
-      'metric,unit,level_kind,level_value,level_label,run,is_baseline,value,ratio_to_baseline,ci_low,ci_high,significant,requests,excluded_reason',
+      'validity,validity_reasons,metric,unit,level_kind,level_value,level_label,run,is_baseline,value,ratio_to_baseline,ci_low,ci_high,significant,requests,excluded_reason',
     );
     expect(lines).toHaveLength(1 + cmp.metrics.length * 3 * 2);
-    expect(lines.find((l) => l.startsWith('output_throughput,tok/s,concurrency,16,c=16,fast'))).toContain(
-      'invalid: fast',
-    );
+    const invalidRow = lines.find((l) => l.includes(',output_throughput,tok/s,concurrency,16,c=16,fast,'));
+    expect(invalidRow).toContain('invalid: fast');
+    expect(invalidRow?.startsWith('invalid,')).toBe(true);
   });
 
   it('html: escapes every server and plan string', () => {
@@ -92,6 +95,19 @@ describe('renderers', () => {
     expect(html).not.toContain('<script>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('Not apples to apples');
+  });
+
+  it('html: a script-free metric selector with one radio, one table and one CSS rule per metric, goodput included', () => {
+    const html = renderHtml(cmp);
+    expect(html).not.toMatch(/<script|onclick=|javascript:/i);
+    expect(cmp.metrics).toContain('goodput');
+    for (const m of cmp.metrics) {
+      expect(html).toContain(`<input type="radio" name="metric" id="metric-${m}">`);
+      expect(html).toContain(`<section class="metric" id="table-${m}">`);
+      expect(html).toContain(`#metric-${m}:checked ~ .metric-tables #table-${m} { display: block; }`);
+    }
+    expect(html).toContain('id="metric-all" checked');
+    expect(html.indexOf('id="validity"')).toBeLessThan(html.indexOf('id="metrics"'));
   });
 
   it('charts: every chart has axis labels with units, a legend entry per run, and hollow flagged points', () => {

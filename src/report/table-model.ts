@@ -41,6 +41,7 @@ export function flagNote(row: LevelRow): string {
 /** Why there are no verdicts, or which levels the verdicts leave out; null when every level counts. */
 export function exclusionNote(cmp: Comparison): string | null {
   if (cmp.runs.length < 2) return null;
+  if (cmp.verdictsWithheld && !cmp.levels.some((l) => !l.usable)) return cmp.verdictsWithheld;
   const common = cmp.levels.filter(
     (l) => !Object.values(l.flags).some((fs) => fs.some((f) => f.flag === 'missing')),
   );
@@ -48,10 +49,12 @@ export function exclusionNote(cmp: Comparison): string | null {
   if (excluded.length === 0) return null;
   const list = excluded.map((l) => `${l.label} (${flagNote(l)})`).join('; ');
   if (excluded.length === common.length) return `No verdicts: every common level is excluded: ${list}.`;
+  if (cmp.verdictsWithheld) return `${cmp.verdictsWithheld} Excluded levels: ${list}.`;
   return `Excluded from verdicts: ${list}.`;
 }
 
 export function cellText(cell: Cell): string {
+  if (cell.withheld) return cell.withheld;
   const v = formatValue(cell.value);
   if (cell.ratio === null) return v;
   const ci = cell.ci ? ` [${formatChange(cell.ci.low)}, ${formatChange(cell.ci.high)}]` : ' [no CI]';
@@ -69,7 +72,12 @@ export function metricTables(cmp: Comparison): MetricTable[] {
         const cell = cells.find((c) => c.run === name);
         out.push(
           cell
-            ? { text: cellText(cell), tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted' }
+            ? {
+                // goodput exists only where the plan set SLOs: say so instead of a bare dash
+                text:
+                  metric === 'goodput' && cell.value === null ? 'n/a (no SLO in the plan)' : cellText(cell),
+                tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted',
+              }
             : { text: '—', tone: 'muted' },
         );
       }

@@ -142,6 +142,9 @@ export interface FixtureRun {
   varies?: string[];
   checkpoint?: Manifest['checkpoint'];
   source?: Manifest['source'];
+  forced?: Manifest['forced'];
+  /** Plan workload section (input_tokens, output_tokens, …) as a user would write it. */
+  workload?: Record<string, unknown>;
 }
 
 export function buildManifest(run: FixtureRun): Manifest {
@@ -149,6 +152,7 @@ export function buildManifest(run: FixtureRun): Manifest {
     name: run.name,
     varies: run.varies ?? [],
     load: { levels: run.levels.map((l) => l.concurrency) },
+    ...(run.workload ? { workload: run.workload } : {}),
   });
   return {
     schema: 'benchgate.manifest/1',
@@ -173,7 +177,7 @@ export function buildManifest(run: FixtureRun): Manifest {
         }
       : null,
     checkpoint: run.checkpoint ?? null,
-    forced: null,
+    forced: run.forced ?? null,
     tokenizer: null,
     source: run.source ?? { tool: 'benchgate' },
     startedAt: '2026-01-01T00:00:00.000Z',

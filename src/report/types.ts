@@ -1,17 +1,31 @@
 // The shapes that flow through the report module: loaded runs (src/results/layout.ts) in, a Comparison out.
 // Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
 
+import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
+import type { Validity } from '../metrics/validity.js';
+import type { ComparisonValidity } from './validity.js';
 
 export type MetricId =
   | 'output_throughput'
   | 'request_throughput'
+  | 'input_throughput'
+  | 'total_throughput'
+  | 'goodput'
   | 'ttft_p50'
   | 'ttft_p99'
+  | 'ttft_content_p50'
+  | 'ttft_content_p99'
   | 'tpot_p50'
   | 'tpot_p99'
+  | 'chunk_itl_p50'
+  | 'chunk_itl_p99'
+  | 'token_itl_p50'
+  | 'token_itl_p99'
   | 'e2e_p50'
   | 'e2e_p99'
+  | 'e2e_queue_p50'
+  | 'e2e_queue_p99'
   | 'acceptance_length';
 
 export interface ConfidenceInterval {
@@ -31,6 +45,8 @@ export interface Cell {
   significant: boolean | null;
   /** Requests behind the value (measured, completed). */
   n: number;
+  /** Set when the sample count cannot support the percentile: value is null and this says why. */
+  withheld?: string;
 }
 
 export type LevelFlag = 'client-limited' | 'invalid' | 'missing';
@@ -43,6 +59,8 @@ export interface LevelRow {
   flags: Record<string, { flag: LevelFlag; reason: string }[]>;
   /** True when every run has the level and none is flagged. */
   usable: boolean;
+  /** Per run name: the level's validity verdict (absent when the run lacks the level). */
+  validity: Record<string, Validity>;
   cells: Record<MetricId, Cell[]>;
 }
 
@@ -76,6 +94,12 @@ export interface Verdict {
 
 export interface Comparison {
   schema: 'benchgate.compare/1';
+  /** Valid, suspect or invalid, with reasons; every renderer shows it first. */
+  validity: ComparisonValidity;
+  /** Smallest relative change a verdict calls a difference (0.02 = 2%). */
+  minEffect: number;
+  /** Why no verdict was drawn at all (e.g. different workloads); null when verdicts were drawn. */
+  verdictsWithheld: string | null;
   baseline: string;
   runs: {
     name: string;
@@ -95,6 +119,15 @@ export interface Comparison {
   bootstrap: { iterations: number; seed: number; confidence: number };
   /** Checkpoint findings per run (from the manifests), for the HTML report. */
   findings: { run: string; id: string; title: string; status: string; expected?: string; found?: string }[];
+  /** Closed-loop levels: the steady-state window (all slots busy) beside the full window, or why there is none. */
+  steadyState: {
+    run: string;
+    level: LevelKey;
+    label: string;
+    full: { windowS: number; requestsPerS: number; outputTokensPerS: number };
+    steady?: SteadyState;
+    reason?: string;
+  }[];
   /** Per-level points for charts: every level each run has, flagged or not. */
   series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
 }

@@ -24,6 +24,7 @@ function row(concurrency: number, ratio: number): LevelRow {
     label: `c=${concurrency}`,
     flags: { base: [], spec: [] },
     usable: true,
+    validity: {},
     cells: { output_throughput: cells } as Record<MetricId, Cell[]>,
   };
 }

@@ -2,12 +2,15 @@
 // most important first. Only usable levels (present in every run, not client-limited, not invalid) count.
 
 import type { LevelKey } from '../metrics/summary.js';
-import { formatChange, formatCi } from './format.js';
+import { formatChange, formatCi, formatPercent } from './format.js';
 import { levelWords } from './levels.js';
 import { METRICS } from './metric-catalog.js';
 import type { Cell, Crossover, LevelRow, MetricId, Verdict } from './types.js';
 
 type Status = 'better' | 'worse' | 'same' | 'untested';
+
+/** Smallest relative change a verdict calls a difference: 2% (docs/verdicts.md). */
+export const DEFAULT_MIN_EFFECT = 0.02;
 
 interface Point {
   level: LevelKey;
@@ -26,20 +29,27 @@ const METRIC_PRIORITY: Partial<Record<MetricId, number>> = {
   e2e_p99: 2,
 };
 
-function statusOf(cell: Cell, higherIsBetter: boolean): Status {
-  if (cell.ratio === null || cell.significant === null) return 'untested';
+/**
+ * better/worse: the 95% CI excludes no change AND the change is at least the minimum effect; same: tested
+ * and not both; untested: no CI and a change at least the minimum effect (below it is "same" without a test).
+ */
+function statusOf(cell: Cell, higherIsBetter: boolean, minEffect: number): Status {
+  if (cell.ratio === null) return 'untested';
+  const small = Math.abs(cell.ratio - 1) < minEffect;
+  if (small) return 'same';
+  if (cell.significant === null) return 'untested';
   if (!cell.significant) return 'same';
   return cell.ratio > 1 === higherIsBetter ? 'better' : 'worse';
 }
 
-function pointsFor(rows: readonly LevelRow[], metric: MetricId, run: string): Point[] {
+function pointsFor(rows: readonly LevelRow[], metric: MetricId, run: string, minEffect: number): Point[] {
   const spec = METRICS[metric];
   const out: Point[] = [];
   for (const row of rows) {
     if (!row.usable) continue;
     const cell = row.cells[metric]?.find((c) => c.run === run);
     if (!cell || cell.value === null) continue;
-    out.push({ level: row.level, cell, status: statusOf(cell, spec.higherIsBetter) });
+    out.push({ level: row.level, cell, status: statusOf(cell, spec.higherIsBetter, minEffect) });
   }
   return out;
 }
@@ -89,8 +99,11 @@ export function findCrossovers(
   metric: MetricId,
   run: string,
   versus: string,
+  minEffect = DEFAULT_MIN_EFFECT,
 ): Crossover[] {
-  const pts = pointsFor(rows, metric, run).filter((p) => p.status === 'better' || p.status === 'worse');
+  const pts = pointsFor(rows, metric, run, minEffect).filter(
+    (p) => p.status === 'better' || p.status === 'worse',
+  );
   const out: Crossover[] = [];
   for (let i = 1; i < pts.length; i++) {
     const a = pts[i - 1];
@@ -112,10 +125,11 @@ export function verdictFor(
   metric: MetricId,
   run: string,
   baseline: string,
+  minEffect = DEFAULT_MIN_EFFECT,
 ): Verdict | null {
   const spec = METRICS[metric];
   if (!spec.inVerdicts) return null;
-  const pts = pointsFor(rows, metric, run);
+  const pts = pointsFor(rows, metric, run, minEffect);
   if (pts.length === 0) return null;
   const priority = METRIC_PRIORITY[metric] ?? 1;
   const better = pts.filter((p) => p.status === 'better');
@@ -155,14 +169,20 @@ export function verdictFor(
     const text = `${run} has ${adjective(metric, better.length > 0)} than ${baseline} at ${where(sig, pts)} (${evidence(largest(sig))}).`;
     return { run, metric, weight: weight(true, magnitude(sig)), text };
   }
-  if (untested.length === pts.length) {
-    const p = largest(pts);
+  if (untested.length > 0) {
+    const p = largest(untested);
     const text = `${run} vs ${baseline}, ${spec.noun}: not tested for significance (no per-request data); largest difference ${formatChange(p.cell.ratio)} at ${levelWords(p.level)}.`;
     return { run, metric, weight: weight(false, magnitude(pts)) / 10, text };
   }
-  const tested = pts.filter((p) => p.status === 'same');
-  const p = largest(tested);
-  const text = `${run} and ${baseline} show no significant difference in ${spec.noun} at any level (largest ${evidence(p)}).`;
+  const p = largest(pts.filter((x) => x.status === 'same'));
+  const band = `±${formatPercent(minEffect)}`;
+  const wide = pts.filter(
+    (x) => x.cell.ci && (x.cell.ci.low < 1 - minEffect || x.cell.ci.high > 1 + minEffect),
+  );
+  const caveat = wide.length
+    ? ` The CI reaches beyond ${band} at ${where(wide, pts)}: a difference of that size is not ruled out.`
+    : '';
+  const text = `${run} and ${baseline}: no meaningful difference in ${spec.noun} (every level within ${band} or not significant; largest ${evidence(p)}).${caveat}`;
   return { run, metric, weight: weight(false, 0) / 10, text };
 }
 
@@ -171,6 +191,7 @@ export function buildVerdicts(
   metrics: readonly MetricId[],
   runs: readonly string[],
   baseline: string,
+  minEffect = DEFAULT_MIN_EFFECT,
 ) {
   const verdicts: Verdict[] = [];
   const crossovers: Crossover[] = [];
@@ -178,9 +199,9 @@ export function buildVerdicts(
     if (run === baseline) continue;
     for (const m of metrics) {
       if (!METRICS[m].inVerdicts) continue;
-      const v = verdictFor(rows, m, run, baseline);
+      const v = verdictFor(rows, m, run, baseline, minEffect);
       if (v) verdicts.push(v);
-      crossovers.push(...findCrossovers(rows, m, run, baseline));
+      crossovers.push(...findCrossovers(rows, m, run, baseline, minEffect));
     }
   }
   verdicts.sort((a, b) => b.weight - a.weight);

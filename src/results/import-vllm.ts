@@ -154,7 +154,7 @@ export function importVllm(
     }
   });
   const first = objs[0];
-  return assembleImportedRun({
+  const run = assembleImportedRun({
     tool: 'vllm-bench-serve',
     file,
     definitions: VLLM_DEFINITIONS,
@@ -167,6 +167,72 @@ export function importVllm(
     workload: { dataset: null },
     startedAt: opts.startedAt ?? vllmDate(first.date) ?? new Date(0).toISOString(),
   });
+  applyWorkloadFacts(run, objs);
+  return run;
+}
+
+type TokenLength = ImportedRun['manifest']['plan']['workload']['input_tokens'];
+
+/** The first key of `keys` every object carries with the same value; null when absent or disagreeing. */
+function agreed<T>(objs: readonly Obj[], keys: readonly string[], read: (v: unknown) => T | null): T | null {
+  for (const k of keys) {
+    const vals = objs.map((o) => read(o[k]));
+    if (vals.every((v) => v !== null && v === vals[0])) return vals[0];
+  }
+  return null;
+}
+
+/** A length from an explicit key, else from per-request lengths (fixed when all equal, else their range). */
+function lengthFact(objs: readonly Obj[], keys: readonly string[], lensKey: string): TokenLength | null {
+  const fixed = agreed(objs, keys, num);
+  if (fixed !== null && Number.isInteger(fixed) && fixed > 0) return { fixed };
+  const lens = objs.flatMap((o) => numArray(o[lensKey]) ?? []).filter((n) => n > 0);
+  if (lens.length === 0 || objs.some((o) => !numArray(o[lensKey]))) return null;
+  const lo = Math.min(...lens);
+  const hi = Math.max(...lens);
+  return lo === hi ? { fixed: lo } : { uniform: [lo, hi] };
+}
+
+/**
+ * Workload facts from the file (vLLM writes no workload section: lengths come from explicit keys when a
+ * caller added them, or from --save-detailed per-request lengths). What the file does not say is deleted
+ * from the manifest's plan (unknown), never left at the plan defaults (1024/256), and named in a warning.
+ */
+function applyWorkloadFacts(run: ImportedRun, objs: readonly Obj[]): void {
+  const w = run.manifest.plan.workload as Partial<typeof run.manifest.plan.workload>;
+  const dataset = agreed(objs, ['dataset_name', 'dataset'], (v) => (typeof v === 'string' && v ? v : null));
+  const input = lengthFact(objs, ['random_input_len', 'input_len'], 'input_lens');
+  const output = lengthFact(objs, ['random_output_len', 'output_len'], 'output_lens');
+  const unknown: string[] = [];
+  if (dataset) w.dataset = dataset;
+  else {
+    delete w.dataset;
+    unknown.push('dataset');
+  }
+  for (const [key, fact] of [
+    ['input_tokens', input],
+    ['output_tokens', output],
+  ] as const) {
+    if (fact) w[key] = fact;
+    else {
+      delete w[key];
+      unknown.push(key);
+    }
+  }
+  if (unknown.length > 0) {
+    const totals = objs.map((o) => {
+      const n = num(o.completed);
+      const i = num(o.total_input_tokens);
+      const out = num(o.total_output_tokens);
+      return n
+        ? `mean ${i !== null ? Math.round(i / n) : '?'} in / ${out !== null ? Math.round(out / n) : '?'} out tokens per request`
+        : null;
+    });
+    const hint = totals.find(Boolean);
+    run.warnings.push(
+      `The file does not say the workload's ${unknown.join(', ')}: recorded as unknown${hint ? ` (its totals give ${hint})` : ''}.`,
+    );
+  }
 }
 
 /** vLLM writes `date` as %Y%m%d-%H%M%S local time; read it as UTC (the zone is not recorded). */

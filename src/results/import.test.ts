@@ -213,6 +213,38 @@ describe('importVllm', () => {
     expect(run.records[4].sentMs).toBe(2000);
   });
 
+  it('takes the workload from the file, or records it as unknown, never the 1024/256 defaults', () => {
+    const bare = importVllm(JSON.stringify(vllmResult(false)), 'bare.json');
+    const w = bare.manifest.plan.workload as Record<string, unknown>;
+    expect(w.input_tokens).toBeUndefined();
+    expect(w.output_tokens).toBeUndefined();
+    expect(w.dataset).toBeUndefined();
+    expect(bare.warnings).toContain(
+      "The file does not say the workload's dataset, input_tokens, output_tokens: recorded as unknown (its totals give mean 1024 in / 32 out tokens per request).",
+    );
+    const detailed = importVllm(
+      JSON.stringify({ ...vllmResult(true), input_lens: Array(40).fill(300) }),
+      'd.json',
+    );
+    expect(detailed.manifest.plan.workload.input_tokens).toEqual({ fixed: 300 });
+    expect(detailed.manifest.plan.workload.output_tokens).toEqual({ fixed: 32 });
+    const keyed = importVllm(
+      JSON.stringify({
+        ...vllmResult(false),
+        dataset_name: 'sharegpt',
+        random_input_len: 2048,
+        random_output_len: 128,
+      }),
+      'k.json',
+    );
+    expect(keyed.manifest.plan.workload).toMatchObject({
+      dataset: 'sharegpt',
+      input_tokens: { fixed: 2048 },
+      output_tokens: { fixed: 128 },
+    });
+    expect(keyed.warnings.join(' ')).not.toContain('does not say the workload');
+  });
+
   it('rejects an SGLang line and a file that is not a result', () => {
     const [c1, m1] = code(() => importVllm(sglangLine(1, 62.4, false), 's.jsonl'));
     expect(c1).toBe('BG_E_IMPORT');

@@ -68,7 +68,58 @@ describe('benchgate compare / report / import', () => {
       '--iterations',
       '50',
     );
-    expect(csv.stdout.split('\n')[1]).toMatch(/^ttft_p50,ms,concurrency,1,c=1,base,false,/);
+    expect(csv.stdout.split('\n')[1]).toMatch(
+      /^(valid|suspect),[^,]*,ttft_p50,ms,concurrency,1,c=1,base,false,/,
+    );
+  });
+
+  it('accepts --metric goodput, --min-effect and --allow-different-workloads', async () => {
+    const slo = { requestsPerS: 1.5, fraction: 0.75, slo: { ttft_ms: 200 } };
+    const withSlo = (e2eMs: number) =>
+      levels(e2eMs).map((l) => ({ ...l, summaryExtra: { goodput: { ...slo, requestsPerS: 1000 / e2eMs } } }));
+    const a = await writeRunDir(root, {
+      name: 'g-long',
+      levels: withSlo(1000),
+      workload: { input_tokens: { fixed: 1024 } },
+    });
+    const b = await writeRunDir(root, {
+      name: 'g-short',
+      levels: withSlo(700),
+      workload: { input_tokens: { fixed: 256 } },
+    });
+    const refused = await cli(
+      'compare',
+      a,
+      b,
+      '--metric',
+      'goodput',
+      '--format',
+      'json',
+      '--iterations',
+      '50',
+    );
+    expect(refused.code).toBe(0);
+    const doc = JSON.parse(refused.stdout);
+    expect(doc.metrics).toEqual(['goodput']);
+    expect(doc.levels[0].cells.goodput[0].value).toBeCloseTo(1, 9);
+    expect(doc.verdicts).toEqual([]);
+    expect(doc.verdictsWithheld).toContain('different workloads');
+    const allowed = await cli(
+      'compare',
+      a,
+      b,
+      '--metric',
+      'goodput',
+      '--allow-different-workloads',
+      '--min-effect',
+      '5%',
+      '--iterations',
+      '50',
+    );
+    expect(allowed.stdout).toContain('g-short has higher goodput than g-long');
+    const bad = await cli('compare', a, b, '--min-effect', 'lots');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--min-effect expects a percentage from 0 to 100');
   });
 
   it('reports a single run', async () => {

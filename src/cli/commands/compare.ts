@@ -45,10 +45,26 @@ function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
   return ids as MetricId[];
 }
 
-async function emit(
-  runDirs: string[],
-  flags: OutputFlags & { baseline?: string; metric?: string[] },
-): Promise<number> {
+interface CompareFlags {
+  baseline?: string;
+  metric?: string[];
+  minEffect?: string;
+  allowDifferentWorkloads?: boolean;
+}
+
+/** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
+function parseMinEffect(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v.trim().replace(/%$/, ''));
+  if (!Number.isFinite(n) || n < 0 || n >= 100)
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `--min-effect expects a percentage from 0 to 100 (e.g. 2 or 2%); found "${v}".`,
+    );
+  return n / 100;
+}
+
+async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promise<number> {
   const format = parseFormat(flags.format);
   const seed = parsePositive('--seed', flags.seed, { integer: true, allowZero: true });
   const iterations = parsePositive('--iterations', flags.iterations, { integer: true });
@@ -58,6 +74,8 @@ async function emit(
     metrics: parseMetrics(flags.metric),
     seed,
     iterations,
+    minEffect: parseMinEffect(flags.minEffect),
+    allowDifferentWorkloads: flags.allowDifferentWorkloads === true,
   });
   const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
   process.stdout.write(
@@ -101,18 +119,25 @@ export function registerCompare(program: Command): void {
       '--metric <names>',
       `metrics to show, comma-separated or repeated (${Object.keys(METRICS).join(', ')})`,
       collect,
+    )
+    .option('--min-effect <percent>', 'smallest change a verdict calls a difference, in percent', '2')
+    .option(
+      '--allow-different-workloads',
+      'draw verdicts even when the runs measured different workloads (the difference is the point)',
     );
   withOutputOptions(compare, 'bootstrap resamples per level, metric and run').action(
-    action(async (dirs: string[], flags: OutputFlags & { baseline?: string; metric?: string[] }) =>
-      emit(dirs, flags),
-    ),
+    action(async (dirs: string[], flags: OutputFlags & CompareFlags) => emit(dirs, flags)),
   );
 
   const report = program
     .command('report')
     .description('Report one run: tables per level, charts, checkpoint findings.')
     .argument('<run-dir>', 'run directory')
-    .option('--metric <names>', 'metrics to show, comma-separated or repeated', collect);
+    .option(
+      '--metric <names>',
+      `metrics to show, comma-separated or repeated (${Object.keys(METRICS).join(', ')})`,
+      collect,
+    );
   withOutputOptions(report, 'bootstrap resamples').action(
     action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => emit([dir], flags)),
   );
