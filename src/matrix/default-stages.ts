@@ -11,7 +11,7 @@ import { silentProgress } from '../load/progress.js';
 import { renderFormat, reportArtifacts } from '../report/artifacts.js';
 import { compareRuns } from '../report/compare.js';
 import { readRuns } from '../results/read-run.js';
-import { writeArtifacts } from '../results/write-artifacts.js';
+import { chartFontDirs, writeArtifacts } from '../results/write-artifacts.js';
 import { authHeaders, openSession } from '../session/session.js';
 import type { MatrixStages } from './stages.js';
 
@@ -34,11 +34,14 @@ export function defaultStages(): MatrixStages {
       });
     },
     driftCheck: checkDrift,
-    compare: async ({ runs, outDir }) => {
+    compare: async ({ runs, skipped, outDir }) => {
       const loaded = await readRuns(runs.map((r) => r.dir));
-      const cmp = compareRuns(loaded, { baseline: loaded[0]?.name });
+      const cmp = compareRuns(loaded, { baseline: loaded[0]?.name, skipped });
       const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
-      const written = await writeArtifacts(outDir, reportArtifacts(cmp, 'text', { html }));
+      const written = await writeArtifacts(
+        outDir,
+        reportArtifacts(cmp, 'text', { html, fontDirs: chartFontDirs() }),
+      );
       const text = renderFormat(cmp, 'text', { color: wantsColor(process.stdout, process.env) });
       return {
         text,

@@ -62,6 +62,12 @@ describe('runMatrix against the simulator launched as real child processes', () 
     expect(await levelIndexesOf(by.first.dir)).toEqual([0, 1]);
     expect(await requestsPerLevel(by.second.dir)).toEqual({ 0: 4, 1: 4 });
     expect(result.comparison?.text).toContain('second');
+    // the failed config is in the comparison with why, not silently left out
+    const skipped = (result.comparison?.json as { validity: { skipped: { name: string; reason: string }[] } })
+      .validity.skipped;
+    expect(skipped.map((s) => s.name)).toEqual(['crashy']);
+    expect(skipped[0].reason).toContain('crashy');
+    expect(result.comparison?.text).toContain('crashy');
     expect(printed.some((t) => t.includes('Checkpoint') || t.includes('✔'))).toBe(true);
     const state = await readMatrixState(result.matrixDir);
     expect(state?.configs.crashy.status).toBe('failed');

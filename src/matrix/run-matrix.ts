@@ -201,6 +201,12 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
     try {
       comparison = await opts.stages.compare({
         runs: completed.map((o) => ({ name: o.name, dir: o.dir })),
+        skipped: outcomes
+          .filter((o) => !completed.includes(o))
+          .map((o) => ({
+            name: o.name,
+            reason: o.failure?.message ?? (o.status === 'cancelled' ? 'cancelled before it ran' : o.status),
+          })),
         outDir: join(matrixDir, 'report'),
         plan,
         json: opts.json ?? false,

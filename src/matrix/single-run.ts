@@ -55,6 +55,7 @@ export async function runSingle(opts: {
       r.summary.levels.length > 0
         ? await stages.compare({
             runs: [{ name: r.summary.name, dir: r.runDir }],
+            skipped: [],
             outDir: join(r.runDir, 'report'),
             plan,
             json: opts.json,

@@ -35,6 +35,8 @@ export interface MatrixStages {
   /** Compares the completed configs' run directories; returns terminal text and the HTML report path. */
   compare(args: {
     runs: { name: string; dir: string }[];
+    /** Configs that produced no level to compare (failed checkpoint, launch…), shown in the report with why. */
+    skipped: { name: string; reason: string }[];
     outDir: string;
     plan: Plan;
     json: boolean;
