@@ -149,3 +149,27 @@ describe('interrupt', () => {
     expect(r.records.every((x) => x.error === null)).toBe(true);
   });
 });
+
+describe('records not retained', () => {
+  it('hands every record to onRecord and keeps none, and still waits for every send to finish', async () => {
+    const seen: RequestRecord[] = [];
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'rate', value: 500 }, requests: 8, warmup: 2 }),
+      send,
+      retainRecords: false,
+      onRecord: (x) => seen.push(x),
+    });
+    expect(r.records).toHaveLength(0);
+    expect(seen).toHaveLength(10);
+    expect(seen.every((x) => x.error === null)).toBe(true);
+  });
+
+  it('rethrows a send that failed, after the other sends settled', async () => {
+    let calls = 0;
+    const failing = (a: SendArgs): Promise<RequestRecord> =>
+      ++calls === 2 ? Promise.reject(new Error('boom')) : send(a);
+    await expect(
+      runLevel({ shape: shape({ level: { kind: 'concurrency', value: 2 }, requests: 4 }), send: failing }),
+    ).rejects.toThrow('boom');
+  });
+});

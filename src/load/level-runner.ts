@@ -52,6 +52,11 @@ export interface LevelRunOptions {
   onRecord?: (r: RequestRecord) => void;
   /** Interrupt: stop sending, abort in-flight requests. */
   signal?: AbortSignal;
+  /**
+   * Keep every record in `records` (default true). False: records only reach `onRecord` (which stores
+   * them), `records` stays empty, and the runner's memory is bounded by the requests in flight.
+   */
+  retainRecords?: boolean;
 }
 
 const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
@@ -110,7 +115,7 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
       state.abortedByInterrupt++; // interrupted: not a complete record
       return;
     }
-    state.records.push(r);
+    if (opts.retainRecords !== false) state.records.push(r);
     opts.onRecord?.(r);
   };
 
@@ -175,7 +180,9 @@ async function runPhase(
   const mayStart = (): boolean => !interrupted() && !deadlinePassed && (count === null || issued < count);
   const cap =
     shape.level.kind === 'rate' && shape.level.maxConcurrency ? new Slots(shape.level.maxConcurrency) : null;
-  const all: Promise<void>[] = [];
+  // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
+  const pending = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
   const launch = (scheduledAtMs: number): Promise<void> => {
     issued++;
     outstanding++;
@@ -188,7 +195,14 @@ async function runPhase(
         outstanding--;
       }
     })();
-    all.push(p);
+    pending.add(p);
+    const settled = (): void => {
+      pending.delete(p);
+    };
+    p.then(settled, (e: unknown) => {
+      failure ??= { error: e };
+      settled();
+    });
     return p;
   };
 
@@ -209,7 +223,8 @@ async function runPhase(
       dueAt += gap();
     }
   }
-  await Promise.all(all);
+  while (pending.size > 0) await Promise.allSettled(pending);
+  if (failure) throw (failure as { error: unknown }).error;
   if (deadlineTimer) clearTimeout(deadlineTimer);
   interruptSignal?.removeEventListener('abort', onInterrupt);
   return inFlightAtDeadline;
