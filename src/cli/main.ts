@@ -8,6 +8,7 @@ import { registerBench } from './commands/bench.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMerge } from './commands/merge.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSim } from './commands/sim.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerRun(program);
   registerCompare(program);
+  registerMerge(program);
   registerSchema(program);
   for (const c of program.commands) c.exitOverride();
   return program;
