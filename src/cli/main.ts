@@ -8,6 +8,7 @@ import { registerBench } from './commands/bench.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerK8s } from './commands/k8s.js';
 import { registerMerge } from './commands/merge.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerCompare(program);
   registerMerge(program);
+  registerK8s(program);
   registerSchema(program);
   for (const c of program.commands) c.exitOverride();
   return program;
