@@ -193,6 +193,15 @@ describe('shards', () => {
     expect(maxActive).toBe(5);
   });
 
+  it('closed loop with fewer streams than shards: the shards with a stream send all the requests', async () => {
+    const runs = await Promise.all(
+      shards.map((shard) =>
+        runLevel({ shape: shape({ level: { kind: 'concurrency', value: 2 }, requests: 9, shard }), send }),
+      ),
+    );
+    expect(runs.map((r) => r.records.length)).toEqual([5, 4, 0]);
+  });
+
   it('open loop: each shard sends every third arrival of the one schedule', async () => {
     const runs = await Promise.all(
       shards.map((shard) =>

@@ -184,9 +184,14 @@ async function runPhase(
         }, durationMs);
   const shard = shape.shard ?? null;
   // Closed loop: this shard's share of the requests; open loop: `count` bounds the whole schedule.
+  // (split over the shards that have a stream: with fewer streams than shards, the others send nothing).
+  const streams = Math.max(1, Math.round(shape.level.value));
+  const withStreams = shard ? Math.min(streams, shard.count) : 1;
   const closedCount =
     count !== null && shard && shape.level.kind === 'concurrency'
-      ? shareOf(count, shard.index, shard.count)
+      ? shard.index < withStreams
+        ? shareOf(count, shard.index, withStreams)
+        : 0
       : count;
   let arrivals = 0; // open loop: schedule positions walked, this shard's or not
   const mayStart = (): boolean =>
@@ -226,7 +231,6 @@ async function runPhase(
   };
 
   if (shape.level.kind === 'concurrency') {
-    const streams = Math.max(1, Math.round(shape.level.value));
     const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
     const worker = async (): Promise<void> => {
       while (mayStart()) await launch(performance.now());
