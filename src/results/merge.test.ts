@@ -20,7 +20,13 @@ const plan = parsePlanText(
 );
 
 /** One shard's run directory as `bench` writes it: records, level files, summary, manifest.shard. */
-function writeShard(root: string, index: number, clock: ShardClock, wallAtAnchorMs: number): string {
+function writeShard(
+  root: string,
+  index: number,
+  clock: ShardClock,
+  wallAtAnchorMs: number,
+  bootId: string | null = null,
+): string {
   const anchor = takeAnchor();
   const store = createRunStore({
     outDir: root,
@@ -39,7 +45,7 @@ function writeShard(root: string, index: number, clock: ShardClock, wallAtAnchor
       source: { tool: 'benchgate' },
       startedAt: new Date(wallAtAnchorMs).toISOString(),
       finishedAt: new Date(wallAtAnchorMs + 5000).toISOString(),
-      shard: { index, count: 3, startAtEpochMs: null, wallAtAnchorMs, clock },
+      shard: { index, count: 3, startAtEpochMs: null, wallAtAnchorMs, bootId, clock },
     } as Omit<Manifest, 'schema' | 'runId'>,
   });
   const levels: LevelSummary[] = [];
@@ -136,6 +142,16 @@ describe('benchgate merge', () => {
     expect(merged.merge.reasons.join('\n')).toMatch(/shard 1 measured no clock offset/);
     expect(merged.merge.reasons.join('\n')).toMatch(/skewed by up to 60\.4\d* ms \(limit 10 ms\)/);
     for (const l of merged.summary.levels) expect(l.validity.valid).toBe(false);
+  });
+
+  it('places shards of one machine (one boot id) by their anchors alone: one kernel clock, bound 0', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const dirs = [0, 1, 2].map((i) => writeShard(root, i, clock(0, i * 30), 1e12 + i, 'boot-1'));
+    const merged = await mergeShardRuns({ dirs, outDir: root });
+    expect(merged.merge.suspect).toBe(false);
+    expect(merged.merge.shards.map((s) => [s.offsetMs, s.boundMs, s.reference])).toEqual(
+      [0, 1, 2].map(() => [0, 0, 'one machine (boot id boot-1)']),
+    );
   });
 
   it('refuses a missing shard, a repeated shard and a run that is not a shard, naming them', async () => {

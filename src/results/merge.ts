@@ -101,8 +101,22 @@ function checkShardSet(shards: ShardRun[]): void {
 }
 
 /** Offset, drift and bound of one shard from its clock samples (null offset: no samples). */
-function shardClock(s: ShardRun): Omit<MergedShard, 'dir' | 'runId' | 'records'> & { sampled: boolean } {
+function shardClock(
+  s: ShardRun,
+  sameMachine: string | null,
+): Omit<MergedShard, 'dir' | 'runId' | 'records'> & { sampled: boolean } {
   const { clock, index } = s.manifest.shard;
+  // One kernel: every process reads the same clocks (CLOCK_MONOTONIC and the wall clock), so the
+  // anchors place the records exactly and the Date-header samples (kept in the shard manifests) are not needed.
+  if (sameMachine !== null)
+    return {
+      index,
+      reference: `one machine (boot id ${sameMachine})`,
+      offsetMs: 0,
+      driftMs: 0,
+      boundMs: 0,
+      sampled: true,
+    };
   const samples = [clock.start, clock.end].filter((x) => x !== null);
   if (samples.length === 0)
     return { index, reference: clock.reference, offsetMs: 0, driftMs: 0, boundMs: 0, sampled: false };
@@ -169,7 +183,9 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
   );
   checkShardSet(shards);
   const maxSkewMs = opts.maxSkewMs ?? DEFAULT_MAX_SKEW_MS;
-  const clocks = shards.map(shardClock);
+  const boots = new Set(shards.map((s) => s.manifest.shard.bootId ?? null));
+  const onlyBoot = boots.size === 1 ? [...boots][0]! : null;
+  const clocks = shards.map((s) => shardClock(s, onlyBoot));
   const reasons: string[] = [];
   for (const c of clocks)
     if (!c.sampled)
@@ -197,6 +213,7 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
     reasons,
   };
   const { schema: _s, runId: _r, shard: _sh, ...base } = first;
+  const name = `${first.name.replace(/-shard-\d+$/, '')}-merged`;
   const startedAt = shards.map((s) => s.manifest.startedAt).sort()[0]!;
   const finished = shards.map((s) => s.manifest.finishedAt);
   const store = createRunStore({
@@ -204,7 +221,7 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
     secrets: [],
     manifest: {
       ...base,
-      name: `${first.name}-merged`,
+      name,
       anchor: { monoMs: 0, wallEpochMs: originWallMs, wallIso: new Date(originWallMs).toISOString() },
       startedAt,
       finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
@@ -245,7 +262,7 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
   const summary: RunSummary = {
     schema: 'benchgate.summary/1',
     runId: store.runId,
-    name: `${first.name}-merged`,
+    name,
     levels,
   };
   if (incomplete.length > 0)

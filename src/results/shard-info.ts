@@ -28,6 +28,8 @@ export interface ShardInfo {
   startAtEpochMs: number | null;
   /** This process's wall clock at the run's monotonic anchor, sub-millisecond (performance.timeOrigin based). */
   wallAtAnchorMs: number;
+  /** Linux boot id (/proc/sys/kernel/random/boot_id): shards with the same one share one kernel clock. */
+  bootId: string | null;
   clock: ShardClock;
 }
 

@@ -3,6 +3,7 @@
 // clock offset to the common reference before the first and after the last level, so `benchgate merge`
 // can place its records on the shared timeline (results/shard-info.ts).
 
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { measureClockOffset, preciseWallMs } from '../client/clock-offset.js';
 import { type ClockAnchor, sleepMs } from '../core/clock.js';
@@ -36,6 +37,15 @@ export async function waitForStart(shard: Shard, signal?: AbortSignal): Promise<
   return Math.max(0, -waitMs);
 }
 
+/** This machine's boot id (Linux), or null where there is none. */
+export function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 /** manifest.shard for this process, its anchor mapped to its wall clock. */
 export function shardInfo(
   shard: Shard,
@@ -49,6 +59,7 @@ export function shardInfo(
     count: shard.count,
     startAtEpochMs: shard.startAtEpochMs,
     wallAtAnchorMs: performance.timeOrigin + anchor.monoMs,
+    bootId: bootId(),
     clock: { reference: `http-date ${reference}`, start, end },
   };
 }

@@ -90,7 +90,13 @@ describe('three local shards merged into one run', () => {
     expect(merged.stderr).toMatch(/shard 2: \d+ records, clock offset/);
     const manifest = JSON.parse(await readFile(join(runDir, 'manifest.json'), 'utf8')) as Manifest;
     expect(manifest.merge?.suspect).toBe(false);
-    expect(manifest.merge?.shards.every((s) => s.reference.startsWith('http-date'))).toBe(true);
+    // local shards share one kernel clock: placed by their anchors, bound 0
+    expect(manifest.merge?.shards.every((s) => s.reference.startsWith('one machine'))).toBe(true);
+    for (const d of dirs) {
+      const m = JSON.parse(await readFile(join(d, 'manifest.json'), 'utf8')) as Manifest;
+      expect(m.shard?.clock.reference).toMatch(/^http-date http:\/\/127\.0\.0\.1/);
+      expect(m.shard?.clock.start).not.toBeNull(); // measured anyway, for a reader to check
+    }
 
     const summary = JSON.parse(await readFile(join(runDir, 'summary.json'), 'utf8')) as RunSummary;
     const records = (await readFile(join(runDir, 'requests.jsonl'), 'utf8'))
