@@ -4,7 +4,6 @@
 // pre-rendered stream server in another process, one event per read and server-batched. Part 2: TTFT and ITL error
 // against the simulator's `fixed` profile (server-side truth from GET /_sim/requests), also in another process.
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -20,29 +19,12 @@ import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
 import { targetSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { startChild } from './child.js';
 
 /** The plan's default request timeouts (their one home is the plan schema). */
 const TIMEOUTS = timeoutsFromPlan(targetSchema.shape.timeouts.parse(undefined));
 
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
-
-async function startChild(
-  args: string[],
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    child.stdout?.on('data', (c) => {
-      out += c;
-      const m = out.match(ready);
-      if (m) resolve(m);
-    });
-    child.on('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${out}`)));
-  });
-  child.stdout?.resume();
-  return { child, match };
-}
 
 function request(maxTokens: number): BuiltRequest {
   return {

@@ -8,6 +8,8 @@ import { registerBench } from './commands/bench.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerK8s } from './commands/k8s.js';
+import { registerMerge } from './commands/merge.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSim } from './commands/sim.js';
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerRun(program);
   registerCompare(program);
+  registerMerge(program);
+  registerK8s(program);
   registerSchema(program);
   for (const c of program.commands) c.exitOverride();
   return program;

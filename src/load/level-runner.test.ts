@@ -149,3 +149,72 @@ describe('interrupt', () => {
     expect(r.records.every((x) => x.error === null)).toBe(true);
   });
 });
+
+describe('records not retained', () => {
+  it('hands every record to onRecord and keeps none, and still waits for every send to finish', async () => {
+    const seen: RequestRecord[] = [];
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'rate', value: 500 }, requests: 8, warmup: 2 }),
+      send,
+      retainRecords: false,
+      onRecord: (x) => seen.push(x),
+    });
+    expect(r.records).toHaveLength(0);
+    expect(seen).toHaveLength(10);
+    expect(seen.every((x) => x.error === null)).toBe(true);
+  });
+
+  it('rethrows a send that failed, after the other sends settled', async () => {
+    let calls = 0;
+    const failing = (a: SendArgs): Promise<RequestRecord> =>
+      ++calls === 2 ? Promise.reject(new Error('boom')) : send(a);
+    await expect(
+      runLevel({ shape: shape({ level: { kind: 'concurrency', value: 1 }, requests: 4 }), send: failing }),
+    ).rejects.toThrow('boom');
+  });
+});
+
+describe('shards', () => {
+  const shards = [0, 1, 2].map((index) => ({ index, count: 3 }));
+
+  it('closed loop: three shards together keep exactly the level’s streams in flight and send exactly its requests', async () => {
+    while (active > 0) await sleep(5); // requests an earlier test left running on the server
+    maxActive = 0;
+    const runs = await Promise.all(
+      shards.map((shard) =>
+        runLevel({
+          shape: shape({ level: { kind: 'concurrency', value: 5 }, requests: 11, warmup: 4, shard }),
+          send,
+        }),
+      ),
+    );
+    expect(runs.map((r) => r.records.filter((x) => !x.warmup).length)).toEqual([4, 4, 3]);
+    expect(runs.map((r) => r.records.filter((x) => x.warmup).length)).toEqual([2, 1, 1]);
+    expect(maxActive).toBe(5);
+  });
+
+  it('closed loop with fewer streams than shards: the shards with a stream send all the requests', async () => {
+    const runs = await Promise.all(
+      shards.map((shard) =>
+        runLevel({ shape: shape({ level: { kind: 'concurrency', value: 2 }, requests: 9, shard }), send }),
+      ),
+    );
+    expect(runs.map((r) => r.records.length)).toEqual([5, 4, 0]);
+  });
+
+  it('open loop: each shard sends every third arrival of the one schedule', async () => {
+    const runs = await Promise.all(
+      shards.map((shard) =>
+        runLevel({
+          shape: shape({ level: { kind: 'rate', value: 200 }, requests: 9, arrival: 'constant', shard }),
+          send,
+        }),
+      ),
+    );
+    for (const r of runs) {
+      const due = r.records.map((x) => x.scheduledMs).sort((a, b) => a - b);
+      expect(due).toHaveLength(3);
+      for (let i = 1; i < due.length; i++) expect(due[i]! - due[i - 1]!).toBeCloseTo(15, 6); // 3 × 5 ms
+    }
+  });
+});

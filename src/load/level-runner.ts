@@ -8,12 +8,15 @@
 // sends after it), whichever comes first. Requests still in flight at that moment are awaited and
 // recorded like any other (they were sent inside the window); their number is `inFlightAtEnd`.
 // On interrupt (signal) in-flight requests are aborted and NOT recorded: only complete records count.
+// Sharded (shape.shard, see shard.ts): closed loop runs this shard's share of the streams, requests and
+// warmup; open loop walks the whole seeded schedule and sends only the arrivals this shard owns.
 
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
+import { ownsArrival, type Shard, shareOf } from './shard.js';
 
 export interface LevelShape {
   levelIndex: number;
@@ -25,6 +28,8 @@ export interface LevelShape {
   arrival: ArrivalKind;
   burstiness: number;
   seed: number;
+  /** This process runs one share of the level (absent: all of it). */
+  shard?: Pick<Shard, 'index' | 'count'> | null;
 }
 
 export interface SendArgs {
@@ -52,6 +57,11 @@ export interface LevelRunOptions {
   onRecord?: (r: RequestRecord) => void;
   /** Interrupt: stop sending, abort in-flight requests. */
   signal?: AbortSignal;
+  /**
+   * Keep every record in `records` (default true). False: records only reach `onRecord` (which stores
+   * them), `records` stays empty, and the runner's memory is bounded by the requests in flight.
+   */
+  retainRecords?: boolean;
 }
 
 const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
@@ -110,7 +120,7 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
       state.abortedByInterrupt++; // interrupted: not a complete record
       return;
     }
-    state.records.push(r);
+    if (opts.retainRecords !== false) state.records.push(r);
     opts.onRecord?.(r);
   };
 
@@ -172,10 +182,31 @@ async function runPhase(
           inFlightAtDeadline = outstanding;
           wake.abort();
         }, durationMs);
-  const mayStart = (): boolean => !interrupted() && !deadlinePassed && (count === null || issued < count);
-  const cap =
-    shape.level.kind === 'rate' && shape.level.maxConcurrency ? new Slots(shape.level.maxConcurrency) : null;
-  const all: Promise<void>[] = [];
+  const shard = shape.shard ?? null;
+  // Closed loop: this shard's share of the requests; open loop: `count` bounds the whole schedule.
+  // (split over the shards that have a stream: with fewer streams than shards, the others send nothing).
+  const streams = Math.max(1, Math.round(shape.level.value));
+  const withStreams = shard ? Math.min(streams, shard.count) : 1;
+  const closedCount =
+    count !== null && shard && shape.level.kind === 'concurrency'
+      ? shard.index < withStreams
+        ? shareOf(count, shard.index, withStreams)
+        : 0
+      : count;
+  let arrivals = 0; // open loop: schedule positions walked, this shard's or not
+  const mayStart = (): boolean =>
+    !interrupted() &&
+    !deadlinePassed &&
+    (shape.level.kind === 'concurrency'
+      ? closedCount === null || issued < closedCount
+      : count === null || arrivals < count);
+  const capTotal = shape.level.kind === 'rate' ? shape.level.maxConcurrency : null;
+  const cap = capTotal
+    ? new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal)
+    : null;
+  // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
+  const pending = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
   const launch = (scheduledAtMs: number): Promise<void> => {
     issued++;
     outstanding++;
@@ -188,12 +219,19 @@ async function runPhase(
         outstanding--;
       }
     })();
-    all.push(p);
+    pending.add(p);
+    const settled = (): void => {
+      pending.delete(p);
+    };
+    p.then(settled, (e: unknown) => {
+      failure ??= { error: e };
+      settled();
+    });
     return p;
   };
 
   if (shape.level.kind === 'concurrency') {
-    const workers = Math.max(1, Math.round(shape.level.value));
+    const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
     const worker = async (): Promise<void> => {
       while (mayStart()) await launch(performance.now());
     };
@@ -205,11 +243,13 @@ async function runPhase(
     while (mayStart()) {
       await sleepUntil(dueAt, wake.signal);
       if (!mayStart()) break;
-      void launch(dueAt);
+      if (!shard || ownsArrival(arrivals, shard)) void launch(dueAt);
+      arrivals++;
       dueAt += gap();
     }
   }
-  await Promise.all(all);
+  while (pending.size > 0) await Promise.allSettled(pending);
+  if (failure) throw (failure as { error: unknown }).error;
   if (deadlineTimer) clearTimeout(deadlineTimer);
   interruptSignal?.removeEventListener('abort', onInterrupt);
   return inFlightAtDeadline;

@@ -12,6 +12,7 @@ import type { VerifiedTarget } from '../engines/types.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import type { MergeInfo, ShardInfo } from './shard-info.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -43,6 +44,10 @@ export interface Manifest {
   };
   startedAt: string;
   finishedAt: string | null;
+  /** Set on a shard's run (bench with JOB_COMPLETION_INDEX): which share it ran and its clock offsets. */
+  shard?: ShardInfo;
+  /** Set on a run made by `benchgate merge`: its shards, their clock offsets and the skew bound. */
+  merge?: MergeInfo;
 }
 
 /** One run as read from disk by src/results/read-run.ts, the input of every comparison and report. */

@@ -4,11 +4,13 @@
 
 import { destroyAgents } from '../client/stream-request.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
+import { shardFromEnv } from '../load/shard.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
 import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
+import { sampleShardClock, shardInfo, shardRunName, waitForStart } from './shard-run.js';
 import { startSimulatorProcess } from './simulator-process.js';
 
 export type { BeforeLoadResult } from './session.js';
@@ -68,7 +70,10 @@ async function startEmbeddedSimulator(opts: SimulatorOptions): Promise<Simulator
 export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
   const { plan } = opts;
   const progress = opts.progress ?? silentProgress;
-  const { headers, secrets } = authHeaders(plan, opts.env ?? process.env);
+  const env = opts.env ?? process.env;
+  const { headers, secrets } = authHeaders(plan, env);
+  // One shard of many when JOB_COMPLETION_INDEX is set (docs/kubernetes.md); checked before any load.
+  const shard = shardFromEnv(env);
   let sim: SimulatorHandle | null = null;
   let url = plan.target.url ?? null;
   if (url === null) {
@@ -90,9 +95,23 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       progress,
       force: opts.force,
       beforeLoad: opts.beforeLoad,
+      shard,
     });
-    const store = session.openStore({ outDir: plan.output });
-    const name = plan.name ?? 'bench';
+    const baseName = plan.name ?? 'bench';
+    const name = shard ? shardRunName(baseName, shard) : baseName;
+    const store = session.openStore({ outDir: plan.output, name });
+    const clockRef = env.BENCHGATE_CLOCK_REF || url;
+    const clockStart = shard
+      ? await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor })
+      : null;
+    if (shard) {
+      store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, null) });
+      const lateMs = await waitForStart(shard, opts.signal);
+      if (lateMs > 0)
+        progress.note(
+          `benchgate: shard ${shard.index} started ${(lateMs / 1000).toFixed(1)} s after the common start.`,
+        );
+    }
     const levels: LevelSummary[] = [];
     let interrupted = false;
     let failure: string | null = null;
@@ -114,6 +133,10 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       else if (interrupted)
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
       store.writeSummary(summary, plan.percentiles);
+      if (shard) {
+        const clockEnd = await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor });
+        store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, clockEnd) });
+      }
       store.updateManifest({ finishedAt: new Date().toISOString() });
       store.close();
     }

@@ -4,6 +4,7 @@
 // `bench`, the single-server `run` and every matrix config go through it, so a matrix level does
 // not repeat detection or the smoke request and all records of a session share one anchor.
 
+import { join } from 'node:path';
 import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import {
@@ -24,11 +25,13 @@ import { type LevelShape, runLevel } from '../load/level-runner.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import { buildPrompts, type PromptItem } from '../load/prompts.js';
 import { startSelfCheck } from '../load/self-check.js';
+import type { Shard } from '../load/shard.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
-import { summarizeLevel } from '../metrics/level.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { REQUESTS_FILE } from '../results/layout.js';
+import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore } from '../results/run-store.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
@@ -53,6 +56,8 @@ export interface OpenSessionOptions {
   force?: boolean;
   /** Checkpoint gate, called once before any load is sent. */
   beforeLoad?: (ctx: { url: string }) => Promise<BeforeLoadResult>;
+  /** Send only this shard's share of every level (bench with JOB_COMPLETION_INDEX). */
+  shard?: Shard | null;
 }
 
 export interface LevelOutcome {
@@ -238,6 +243,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     tokenizer,
     anchor,
     progress,
+    shard: opts.shard ?? null,
   });
 
   return {
@@ -317,6 +323,7 @@ interface SweepContext {
   tokenizer: PromptTokenizer;
   anchor: ClockAnchor;
   progress: ProgressView;
+  shard: Shard | null;
 }
 
 /** The per-level sweep of a session; record ids continue across levels. */
@@ -343,6 +350,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       arrival: plan.load.arrival,
       burstiness: plan.load.burstiness,
       seed: plan.workload.seed,
+      shard: c.shard,
     };
     // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
     const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
@@ -367,6 +375,8 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const result = await runLevel({
       shape,
       signal: o.signal,
+      // Records go to the store only; the summary is computed from it, so memory stays flat in level length.
+      retainRecords: false,
       send: (a) => {
         const k = a.index % built.length;
         return streamRequest({
@@ -396,10 +406,9 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const validity: LevelValidity =
       o.afterLevel && !interrupted ? await o.afterLevel(li) : { valid: true, reasons: [] };
     if (interrupted) validity.reasons.push('interrupted before the level finished');
-    const summary = summarizeLevel({
+    const summary = await summarizeStoredLevel(join(o.store.dir, REQUESTS_FILE), {
       levelIndex: li,
       level: key,
-      records: result.records,
       percentiles: plan.percentiles,
       slo: plan.slo,
       inFlightAtEnd: result.inFlightAtEnd,

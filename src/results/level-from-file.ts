@@ -1,0 +1,77 @@
+// Level summaries computed from the stored records instead of records held in memory: requests.jsonl is
+// streamed twice (pass 1: the measured window; pass 2: every other figure, metrics/level-accumulator.ts),
+// so summarising a level costs memory for its numeric samples only, whatever its request count.
+// A broken final line (a killed writer) is skipped and reported; a broken line before it is an error.
+
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { BenchgateError } from '../core/errors.js';
+import { LevelAccumulator, type LevelContext } from '../metrics/level-accumulator.js';
+import type { LevelSummary } from '../metrics/summary.js';
+import type { RequestRecord } from '../records/request-record.js';
+
+export interface StreamedRecords {
+  /** Records read (every level). */
+  count: number;
+  /** Set when the last line was incomplete and skipped. */
+  warning: string | null;
+}
+
+/** Calls `each` with every complete record of `path`, in file order, holding one line at a time. */
+export async function forEachStoredRecord(
+  path: string,
+  each: (r: RequestRecord) => void,
+): Promise<StreamedRecords> {
+  const lines = createInterface({
+    input: createReadStream(path, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let lineNo = 0;
+  let brokenAt = 0;
+  let count = 0;
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      if (!line.trim()) continue;
+      if (brokenAt) break;
+      let r: RequestRecord;
+      try {
+        r = JSON.parse(line) as RequestRecord;
+      } catch {
+        brokenAt = lineNo;
+        continue;
+      }
+      each(r);
+      count++;
+    }
+  } catch (e) {
+    throw new BenchgateError('BG_E_RUN_DIR', `Could not read ${path}: ${(e as Error).message}.`);
+  }
+  if (brokenAt && brokenAt !== lineNo) {
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected one JSON request record per line in ${path}; line ${brokenAt} is not valid JSON.`,
+    );
+  }
+  const warning = brokenAt
+    ? `${path}: the last line (${brokenAt}) is incomplete, as a killed run leaves it; using the ${count} complete records before it.`
+    : null;
+  return { count, warning };
+}
+
+/** The summary of level `ctx.levelIndex` from the records stored in `path` (two streamed passes). */
+export async function summarizeStoredLevel(path: string, ctx: LevelContext): Promise<LevelSummary> {
+  const acc = new LevelAccumulator(ctx);
+  const mine = (f: (r: RequestRecord) => void) => (r: RequestRecord) => {
+    if (r.levelIndex === ctx.levelIndex) f(r);
+  };
+  await forEachStoredRecord(
+    path,
+    mine((r) => acc.observe(r)),
+  );
+  await forEachStoredRecord(
+    path,
+    mine((r) => acc.add(r)),
+  );
+  return acc.finish();
+}
