@@ -63,7 +63,7 @@ describe('runMatrix against the simulator launched as real child processes', () 
     expect(await requestsPerLevel(by.second.dir)).toEqual({ 0: 4, 1: 4 });
     expect(result.comparison?.text).toContain('second');
     // the failed config is in the comparison with why, not silently left out
-    const skipped = (result.comparison?.json as { validity: { skipped: { name: string; reason: string }[] } })
+    const skipped = (result.comparison!.json as { validity: { skipped: { name: string; reason: string }[] } })
       .validity.skipped;
     expect(skipped.map((s) => s.name)).toEqual(['crashy']);
     expect(skipped[0].reason).toContain('crashy');
