@@ -6,6 +6,7 @@
 // sent) stay inside the window. Figures over the window: requests wholly inside it (latencies),
 // completions and output tokens (chunk arrivals) inside it per second. Pure: no I/O.
 
+import { extent } from '../core/extent.js';
 import { outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 import { percentile } from './percentile.js';
 import { requestLatencies } from './request-latency.js';
@@ -50,8 +51,8 @@ export function steadyState(records: readonly RequestRecord[], concurrency: numb
   }
   if (startMs === null || endMs === null || !(endMs > startMs))
     return { ok: false, reason: `${concurrency} requests were never in flight at once` };
-  const firstMs = Math.min(...measured.map((r) => r.sentMs));
-  const lastMs = Math.max(...measured.map((r) => r.endMs));
+  const firstMs = extent(measured.map((r) => r.sentMs)).min;
+  const lastMs = extent(measured.map((r) => r.endMs)).max;
   const s = startMs;
   const e = endMs;
   const inside = measured.filter((r) => r.sentMs >= s && r.endMs <= e);

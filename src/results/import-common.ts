@@ -40,16 +40,7 @@ export function looksLikeSglang(o: Obj): boolean {
   );
 }
 
-/** Smallest and largest of a list of any length (Math.min(...xs) overflows the call stack near 100k items). */
-export function extent(xs: readonly number[]): { min: number; max: number } {
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const x of xs) {
-    if (x < min) min = x;
-    if (x > max) max = x;
-  }
-  return xs.length ? { min, max } : { min: Number.NaN, max: Number.NaN };
-}
+import { extent } from '../core/extent.js';
 
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 export const numArray = (v: unknown): number[] | null =>

@@ -2,6 +2,7 @@
 // one per line) as a benchgate run, one level per result object.
 // Key names are those vllm/benchmarks/serve.py writes (facts only).
 
+import { extent } from '../core/extent.js';
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import {
@@ -188,8 +189,7 @@ function lengthFact(objs: readonly Obj[], keys: readonly string[], lensKey: stri
   if (fixed !== null && Number.isInteger(fixed) && fixed > 0) return { fixed };
   const lens = objs.flatMap((o) => numArray(o[lensKey]) ?? []).filter((n) => n > 0);
   if (lens.length === 0 || objs.some((o) => !numArray(o[lensKey]))) return null;
-  const lo = Math.min(...lens);
-  const hi = Math.max(...lens);
+  const { min: lo, max: hi } = extent(lens);
   return lo === hi ? { fixed: lo } : { uniform: [lo, hi] };
 }
 
