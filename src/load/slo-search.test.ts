@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SLO_PRESETS } from './slo-presets.js';
+import { SLO_PRESETS } from '../plan/slo-presets.js';
 import { type SloSearchSpec, searchSlo } from './slo-search.js';
 
 const spec: SloSearchSpec = {
