@@ -119,11 +119,6 @@ export const traceSchema = z
       .describe(
         'mooncake: JSONL with timestamp (ms), input_length, output_length, hash_ids. azure: Azure LLM inference trace CSV with TIMESTAMP, ContextTokens, GeneratedTokens. Default: by extension (.jsonl mooncake, .csv azure).',
       ),
-    speed: z
-      .number()
-      .positive()
-      .default(1)
-      .describe('Replay speed factor: 2 replays the arrivals twice as fast (gaps halved).'),
     block_tokens: positiveInt
       .default(512)
       .describe(
@@ -132,7 +127,7 @@ export const traceSchema = z
   })
   .strict()
   .describe(
-    'kind: trace. Replays the trace once, open loop: each request is sent at its timestamp (scaled by speed) whatever the server does; a late send shows as queue time. load.levels is not used.',
+    'kind: trace (with load.kind: rate). Each entry of load.levels is a speed factor: level 2 replays the trace twice as fast (gaps halved). Open loop: each request is sent at its scaled timestamp whatever the server does; a late send shows as queue time. load.requests caps the requests replayed; warmup is not used.',
   );
 
 export const workloadSchema = z

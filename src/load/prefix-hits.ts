@@ -1,0 +1,44 @@
+// Configured versus observed prefix-cache hit rate of a shared-prefix level. Observed comes from what
+// the server said per request (SGLang meta_info.cached_tokens; OpenAI-style
+// usage.prompt_tokens_details.cached_tokens, which vLLM and llama.cpp send) over the measured requests;
+// when no measured request carried the figure the observed rate is unknown (null), never 0.
+
+import { inputTokens, type RequestRecord } from '../records/request-record.js';
+
+export interface PrefixHitRates {
+  /** The rate the plan states (or a cache keeping every prefix would give). */
+  configured: number;
+  /** Σ cached / Σ prompt tokens over measured requests reporting cached tokens; null when none did. */
+  observed: number | null;
+  /** Measured requests that reported cached tokens, of all measured requests. */
+  reporting: number;
+  measured: number;
+}
+
+export function observedHitRate(configured: number, records: RequestRecord[]): PrefixHitRates {
+  const measured = records.filter((r) => !r.warmup && r.error === null);
+  let cached = 0;
+  let prompt = 0;
+  let reporting = 0;
+  for (const r of measured) {
+    if (r.cachedInputTokens === undefined || r.cachedInputTokens === null) continue;
+    reporting++;
+    cached += r.cachedInputTokens;
+    prompt += inputTokens(r);
+  }
+  return {
+    configured,
+    observed: reporting > 0 && prompt > 0 ? cached / prompt : null,
+    reporting,
+    measured: measured.length,
+  };
+}
+
+export function prefixHitNote(h: PrefixHitRates): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const seen =
+    h.observed === null
+      ? 'unknown (the server reported no cached tokens)'
+      : `${pct(h.observed)} (${h.reporting}/${h.measured} requests reported cached tokens)`;
+  return `benchgate: prefix-cache hit rate: configured ${pct(h.configured)}, observed ${seen}.`;
+}

@@ -1,0 +1,86 @@
+// Each workload kind and the SLO search, run from the example plans against the embedded simulator
+// (time-scaled, few requests).
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { silentProgress } from '../load/progress.js';
+import { loadPlanFile } from '../plan/load.js';
+import type { RequestRecord } from '../records/request-record.js';
+import { runBench } from './run-bench.js';
+
+const examples = join(import.meta.dirname, '..', '..', 'examples');
+const run = async (file: string, over: (p: Awaited<ReturnType<typeof loadPlanFile>>) => void = () => {}) => {
+  const plan = await loadPlanFile(join(examples, file));
+  plan.output = mkdtempSync(join(tmpdir(), 'bg-wl-'));
+  over(plan);
+  const notes: string[] = [];
+  const res = await runBench({
+    plan,
+    simulator: { timeScale: 1000 },
+    simulatorInProcess: true,
+    progress: { ...silentProgress, note: (s: string) => notes.push(s) },
+  });
+  const records = readFileSync(join(res.runDir, 'requests.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as RequestRecord);
+  return { res, notes, records };
+};
+
+describe('workload kinds against the simulator', () => {
+  it('sharegpt: asks for the recorded reply lengths', async () => {
+    const { res, records } = await run('workload-sharegpt.yaml', (p) => {
+      p.load.levels = [2];
+      p.load.requests = 6;
+    });
+    expect(res.summary.levels).toHaveLength(1);
+    expect(new Set(records.map((r) => r.requestedOutputTokens)).size).toBeGreaterThan(1);
+    expect(records.every((r) => r.error === null)).toBe(true);
+  });
+
+  it('shared_prefix: primes unmeasured, then reports configured and observed hit rates side by side', async () => {
+    const { res, notes, records } = await run('workload-shared-prefix.yaml');
+    expect(records.filter((r) => r.warmup)).toHaveLength(4);
+    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-0.json'), 'utf8'));
+    expect(hit.configured).toBeGreaterThan(0.85);
+    expect(hit.observed).toBeGreaterThan(0.85);
+    expect(hit.reporting).toBe(16);
+    expect(notes.some((n) => /configured 8\d\.\d%, observed 8\d\.\d%/.test(n))).toBe(true);
+  });
+
+  it('trace: replays every request of the trace at each speed factor, open loop', async () => {
+    const { res, records } = await run('workload-trace.yaml');
+    expect(res.summary.levels).toHaveLength(2);
+    const [slow, fast] = res.summary.levels.map((l) => l.level.value);
+    expect(fast).toBeCloseTo(slow * 2, 1);
+    expect(records.filter((r) => r.levelIndex === 0)).toHaveLength(24);
+    const lens = records.filter((r) => r.levelIndex === 0).map((r) => r.requestedOutputTokens);
+    expect(Math.min(...lens)).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('slo_search against the simulator', () => {
+  it('returns a rate and the probes that bracket it', async () => {
+    const { res } = await run('slo-search.yaml', (p) => {
+      p.load.requests = 8;
+      p.load.slo_search = {
+        ...(p.load.slo_search as NonNullable<typeof p.load.slo_search>),
+        start: 16,
+        min: 4,
+        max_probes: 5,
+      };
+    });
+    const file = join(res.runDir, 'slo-search.json');
+    expect(existsSync(file)).toBe(true);
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    console.error(
+      JSON.stringify({ best: s.best, firstFail: s.firstFail, probes: s.probes, stoppedBy: s.stoppedBy }),
+    );
+    expect(s.probes.length).toBeGreaterThan(1);
+    expect(res.summary.levels).toHaveLength(s.probes.length);
+    expect(s.slo).toEqual({ ttft_ms: 2000, tpot_ms: 200 });
+    if (s.best !== null && s.firstFail !== null) expect(s.best).toBeLessThan(s.firstFail);
+    expect(s.best !== null || s.stoppedBy === 'min-failed').toBe(true);
+  });
+});
