@@ -1,6 +1,6 @@
 // Each workload kind and the SLO search, run from the example plans against the embedded simulator
 // (time-scaled, few requests).
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,14 +10,18 @@ import type { RequestRecord } from '../records/request-record.js';
 import { runBench } from './run-bench.js';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');
-const run = async (file: string, over: (p: Awaited<ReturnType<typeof loadPlanFile>>) => void = () => {}) => {
+const run = async (
+  file: string,
+  over: (p: Awaited<ReturnType<typeof loadPlanFile>>) => void = () => {},
+  timeScale = 1000,
+) => {
   const plan = await loadPlanFile(join(examples, file));
   plan.output = mkdtempSync(join(tmpdir(), 'bg-wl-'));
   over(plan);
   const notes: string[] = [];
   const res = await runBench({
     plan,
-    simulator: { timeScale: 1000 },
+    simulator: { timeScale },
     simulatorInProcess: true,
     progress: { ...silentProgress, note: (s: string) => notes.push(s) },
   });
@@ -61,26 +65,48 @@ describe('workload kinds against the simulator', () => {
 });
 
 describe('slo_search against the simulator', () => {
-  it('returns a rate and the probes that bracket it', async () => {
+  it('returns a concurrency and the probes that bracket it', async () => {
+    // time scale 10: one 512-token prefill is ~16 ms, so queueing at 16 in flight breaks a 45 ms TTFT
+    const { res, notes } = await run(
+      'slo-search.yaml',
+      (p) => {
+        p.load.requests = 8;
+        p.slo = { ttft_ms: 45 };
+        p.load.slo_search = {
+          ...(p.load.slo_search as NonNullable<typeof p.load.slo_search>),
+          over: 'concurrency',
+          preset: undefined,
+          start: 2,
+          min: 1,
+          max: 16,
+          precision: 1,
+          max_probes: 6,
+        };
+      },
+      10,
+    );
+    const s = JSON.parse(readFileSync(join(res.runDir, 'slo-search.json'), 'utf8'));
+    expect(res.summary.levels).toHaveLength(s.probes.length);
+    expect(res.summary.levels.map((l) => l.level.value)).toEqual(
+      s.probes.map((p: { value: number }) => p.value),
+    );
+    expect(s.slo).toEqual({ ttft_ms: 45 });
+    expect(s.firstFail).not.toBeNull();
+    if (s.best !== null) expect(s.best).toBeLessThan(s.firstFail);
+    expect(notes.some((n) => n.includes('slo_search: highest concurrency meeting the SLOs'))).toBe(true);
+  });
+
+  it('fills the SLOs from a named MLPerf preset', async () => {
     const { res } = await run('slo-search.yaml', (p) => {
-      p.load.requests = 8;
+      p.load.requests = 4;
       p.load.slo_search = {
         ...(p.load.slo_search as NonNullable<typeof p.load.slo_search>),
-        start: 16,
-        min: 4,
-        max_probes: 5,
+        start: 64,
+        max: 64,
       };
     });
-    const file = join(res.runDir, 'slo-search.json');
-    expect(existsSync(file)).toBe(true);
-    const s = JSON.parse(readFileSync(file, 'utf8'));
-    console.error(
-      JSON.stringify({ best: s.best, firstFail: s.firstFail, probes: s.probes, stoppedBy: s.stoppedBy }),
-    );
-    expect(s.probes.length).toBeGreaterThan(1);
-    expect(res.summary.levels).toHaveLength(s.probes.length);
-    expect(s.slo).toEqual({ ttft_ms: 2000, tpot_ms: 200 });
-    if (s.best !== null && s.firstFail !== null) expect(s.best).toBeLessThan(s.firstFail);
-    expect(s.best !== null || s.stoppedBy === 'min-failed').toBe(true);
+    const s = JSON.parse(readFileSync(join(res.runDir, 'slo-search.json'), 'utf8'));
+    expect(s).toMatchObject({ preset: 'mlperf-llama2-70b-server', slo: { ttft_ms: 2000, tpot_ms: 200 } });
+    expect(s.probes[0].value).toBe(64);
   });
 });
