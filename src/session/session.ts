@@ -27,6 +27,7 @@ import { observedHitRate, type PrefixHitRates, prefixHitNote } from '../load/pre
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { PromptItem } from '../load/prompts.js';
 import { startSelfCheck } from '../load/self-check.js';
+import { startTelemetry } from '../load/telemetry.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
 import { summarizeLevel } from '../metrics/level.js';
 import type { LevelSummary } from '../metrics/summary.js';
@@ -370,6 +371,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
     await preconnect(c.url, Math.min(inFlight, 1024), c.timeouts.connectMs);
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
+    const telemetry = startTelemetry(c.http, c.adapter, c.anchor.monoMs);
     const check = startSelfCheck();
     const result = await runLevel({
       shape,
@@ -397,6 +399,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       },
     });
     const self = check.stop();
+    if (telemetry) writeJsonAtomic(join(o.store.dir, `telemetry-level-${li}.json`), await telemetry.stop());
     c.progress.levelDone();
     const interrupted = result.interrupted;
     const after = await scrapeSpecCounters(c.http, c.adapter);

@@ -110,3 +110,19 @@ describe('slo_search against the simulator', () => {
     expect(s.probes[0].value).toBe(64);
   });
 });
+
+describe('server telemetry', () => {
+  it('samples the running/waiting requests and KV-cache usage of every level into the run directory', async () => {
+    const { res } = await run('workload-shared-prefix.yaml');
+    const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-0.json'), 'utf8'));
+    expect(t.sources).toMatchObject({
+      running: 'sglang:num_running_reqs',
+      waiting: 'sglang:num_queue_reqs',
+      kvCacheUsage: 'sglang:token_usage',
+    });
+    expect(t.samples.length).toBeGreaterThanOrEqual(2);
+    expect(
+      t.samples.every((s: { values: { running: unknown } }) => typeof s.values.running === 'number'),
+    ).toBe(true);
+  });
+});
