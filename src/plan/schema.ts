@@ -162,7 +162,7 @@ export const workloadSchema = z
       .boolean()
       .optional()
       .describe(
-        'Ask the server to ignore EOS so outputs have the requested length. Default: true for random, false otherwise.',
+        'Ask the server to ignore EOS so outputs have the requested length. Default: true for random prompts and for kind: sharegpt with recorded output lengths, false otherwise.',
       ),
     temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),

@@ -208,7 +208,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const model = chooseModel(plan, url, ids);
   const { checkpoint, forced } = await passGate(opts, progress);
 
-  const ignoreEos = plan.workload.ignore_eos ?? plan.workload.dataset === 'random';
+  const w = plan.workload;
+  // recorded reply lengths are only honoured when the server does not stop at EOS first
+  const ignoreEos =
+    w.ignore_eos ?? (w.dataset === 'random' || (w.kind === 'sharegpt' && w.output_lengths === 'recorded'));
   const params = (p: PromptItem): GenerationParams => ({
     api: plan.target.api,
     model,
