@@ -7,6 +7,8 @@ export interface ChunkFacts {
   completionTokens: number;
   /** Prompt tokens the server reported in this chunk; -1 if absent. */
   promptTokens: number;
+  /** Prompt tokens served from the prefix cache (meta_info / usage.prompt_tokens_details cached_tokens); -1 if absent. */
+  cachedTokens: number;
   /** Verify steps: SGLang native meta_info.spec_verify_ct, or llama-server timings (predicted_n − 1 − draft_n_accepted); -1 if absent. */
   specVerifySteps: number;
   /** Raw JSON-string length of visible content in this chunk (0 when none). */
@@ -24,6 +26,7 @@ export function emptyFacts(): ChunkFacts {
   return {
     completionTokens: -1,
     promptTokens: -1,
+    cachedTokens: -1,
     specVerifySteps: -1,
     contentChars: 0,
     reasoningChars: 0,
@@ -35,6 +38,7 @@ export function emptyFacts(): ChunkFacts {
 function reset(f: ChunkFacts): void {
   f.completionTokens = -1;
   f.promptTokens = -1;
+  f.cachedTokens = -1;
   f.specVerifySteps = -1;
   f.contentChars = 0;
   f.reasoningChars = 0;
@@ -138,6 +142,7 @@ export function scanChunk(payload: string, native: boolean, out: ChunkFacts): bo
     }
     out.completionTokens = intAfter(payload, '"completion_tokens":', meta);
     out.promptTokens = intAfter(payload, '"prompt_tokens":', meta);
+    out.cachedTokens = intAfter(payload, '"cached_tokens":', meta);
     out.specVerifySteps = intAfter(payload, '"spec_verify_ct":', meta);
     out.contentChars = stringLenAfter(payload, '"text":');
     out.finishReason = finishAfter(payload);
@@ -147,6 +152,7 @@ export function scanChunk(payload: string, native: boolean, out: ChunkFacts): bo
   if (usage >= 0 && payload.charCodeAt(skipSpaces(payload, usage + 8)) === 123) {
     out.completionTokens = intAfter(payload, '"completion_tokens":', usage);
     out.promptTokens = intAfter(payload, '"prompt_tokens":', usage);
+    out.cachedTokens = intAfter(payload, '"cached_tokens":', usage);
   }
   // llama-server's last event has `timings` with draft_n_accepted under speculative decoding: the first
   // token comes from the prompt pass and every verify step yields its accepted drafts plus one token.

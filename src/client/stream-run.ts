@@ -173,6 +173,7 @@ export class StreamRun implements TransportHandlers {
     const rec = this.rec;
     const perChunkServer = this.s.perChunkServer;
     if (facts.promptTokens >= 0) rec.inputTokensServer = facts.promptTokens;
+    if (facts.cachedTokens >= 0) rec.cachedInputTokens = facts.cachedTokens;
     if (facts.specVerifySteps >= 0) rec.specVerifySteps = facts.specVerifySteps;
     let tokens = 0;
     const visible = facts.contentChars > 0;

@@ -397,6 +397,11 @@ export const llamacppAdapter: EngineAdapter = {
   requestFor: llamacppRequestFor,
   tokenizeRequest: llamacppTokenizeRequest,
   specCounters: llamacppSpecCounters,
+  telemetrySeries: {
+    running: ['llamacpp:requests_processing'],
+    waiting: ['llamacpp:requests_deferred'],
+    kvCacheUsage: ['llamacpp:kv_cache_usage_ratio'],
+  },
   whereToRead,
   serverCommand: /\bllama-server\b/,
 };

@@ -311,6 +311,13 @@ export const sglangAdapter: EngineAdapter = {
   readProcess,
   requestFor: sglangRequestFor,
   specCounters: sglangSpecCounters,
+  telemetrySeries: {
+    running: ['sglang:num_running_reqs'],
+    waiting: ['sglang:num_queue_reqs'],
+    kvCacheUsage: ['sglang:token_usage'],
+    prefixCacheHitRate: ['sglang:cache_hit_rate'],
+    specAcceptLength: ['sglang:spec_accept_length'],
+  },
   whereToRead,
   serverCommand: /sglang\.launch_server|sglang serve/,
 };

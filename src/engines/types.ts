@@ -178,6 +178,11 @@ export interface EngineAdapter {
   requestFor(params: GenerationParams): BuiltRequest;
   /** The tokenize request for `text`; absent → `{model, prompt, add_special_tokens: false}` (SGLang, vLLM). */
   tokenizeRequest?(model: string, text: string): TokenizeRequest;
+  /**
+   * The /metrics series worth sampling during a level, by meaning: the engine's metric name (first
+   * present spelling wins). Absent: the engine exposes no useful /metrics.
+   */
+  telemetrySeries?: Partial<Record<TelemetryKey, string[]>>;
   /** Speculative counters from a /metrics (Prometheus text) scrape; null when none are exposed. */
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
@@ -185,3 +190,15 @@ export interface EngineAdapter {
   /** Matches the command line of this engine's server processes (leftover check); null when unknown. */
   readonly serverCommand: RegExp | null;
 }
+
+/** What a level's server telemetry samples (gauges as read; counters as cumulative values). */
+export type TelemetryKey =
+  | 'running'
+  | 'waiting'
+  | 'kvCacheUsage'
+  | 'prefixCacheHitRate'
+  | 'prefixCacheHitTokens'
+  | 'prefixCacheQueryTokens'
+  | 'preemptions'
+  | 'specAcceptedTokens'
+  | 'specAcceptLength';

@@ -333,6 +333,15 @@ export const vllmAdapter: EngineAdapter = {
   readProcess,
   requestFor: vllmRequestFor,
   specCounters: vllmSpecCounters,
+  telemetrySeries: {
+    running: ['vllm:num_requests_running'],
+    waiting: ['vllm:num_requests_waiting'],
+    kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
+    prefixCacheHitTokens: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_hits'],
+    prefixCacheQueryTokens: ['vllm:prefix_cache_queries_total', 'vllm:prefix_cache_queries'],
+    preemptions: ['vllm:num_preemptions_total', 'vllm:num_preemptions'],
+    specAcceptedTokens: ['vllm:spec_decode_num_accepted_tokens_total'],
+  },
   whereToRead,
   serverCommand: /vllm\.entrypoints|vllm serve/,
 };

@@ -30,6 +30,8 @@ export interface LevelShape {
   seed: number;
   /** This process runs one share of the level (absent: all of it). */
   shard?: Pick<Shard, 'index' | 'count'> | null;
+  /** Measured phase of a replayed trace: send offsets (ms from the phase start) instead of drawn gaps. */
+  scheduleMs?: number[] | null;
 }
 
 export interface SendArgs {
@@ -238,7 +240,12 @@ async function runPhase(
     await Promise.all(Array.from({ length: workers }, worker));
   } else {
     const seed = shape.seed * 31 + shape.levelIndex * 2 + (warmup ? 1 : 0);
-    const gap = arrivalGaps(shape.arrival, shape.level.value, seed, shape.burstiness);
+    const drawn = arrivalGaps(shape.arrival, shape.level.value, seed, shape.burstiness);
+    const replay = warmup ? null : (shape.scheduleMs ?? null);
+    // a replayed schedule gives the next send's offset; its end ends the phase
+    const gap = replay
+      ? () => (issued < replay.length ? start + replay[issued] - dueAt : Number.POSITIVE_INFINITY)
+      : drawn;
     let dueAt = start;
     while (mayStart()) {
       await sleepUntil(dueAt, wake.signal);

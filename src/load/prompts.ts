@@ -34,12 +34,19 @@ function words(rng: Rng, n: number, out: string[]): void {
   while (out.length < n) out.push(WORDS[Math.floor(rng() * WORDS.length)]);
 }
 
+/** `n` random common words (about one token each under mainstream BPE vocabularies), space-separated. */
+export function randomWords(rng: Rng, n: number): string {
+  const out: string[] = [];
+  words(rng, n, out);
+  return out.join(' ');
+}
+
 /**
  * A random prompt of exactly `target` tokens under `tokenizer`: start from the learned
  * tokens-per-word ratio and rescale until close, then extend the closest prompt below the target one
  * random word at a time (multi-token words are retried with another word). Returns the closest found.
  */
-async function randomPrompt(
+export async function randomPrompt(
   target: number,
   rng: Rng,
   tokenizer: PromptTokenizer,
@@ -82,9 +89,14 @@ async function randomPrompt(
 
 interface FilePrompt {
   prompt: string;
+  /** ShareGPT: the recorded reply to that first turn (the next assistant/gpt turn), when present. */
+  reply?: string;
 }
 
-/** Reads a ShareGPT-style JSON array (first human turn of each conversation) or JSONL ({"prompt"|"text"} per line). */
+/**
+ * Reads a ShareGPT-style JSON array (first human turn of each conversation, and the reply recorded after
+ * it) or JSONL ({"prompt"|"text"} per line).
+ */
 export async function readPromptFile(path: string): Promise<FilePrompt[]> {
   let text: string;
   try {
@@ -111,9 +123,16 @@ export async function readPromptFile(path: string): Promise<FilePrompt[]> {
       const conv = (
         item as { conversations?: { from?: string; role?: string; value?: string; content?: string }[] }
       )?.conversations;
-      const first = conv?.find((t) => t.from === 'human' || t.role === 'user');
+      const at = conv?.findIndex((t) => t.from === 'human' || t.role === 'user') ?? -1;
+      const first = at >= 0 ? conv?.[at] : undefined;
       const value = first?.value ?? first?.content;
-      if (typeof value === 'string' && value.trim() !== '') out.push({ prompt: value });
+      const next = at >= 0 ? conv?.[at + 1] : undefined;
+      const answer =
+        next && next.from !== 'human' && next.role !== 'user' ? (next.value ?? next.content) : undefined;
+      if (typeof value === 'string' && value.trim() !== '')
+        out.push(
+          typeof answer === 'string' && answer !== '' ? { prompt: value, reply: answer } : { prompt: value },
+        );
     }
   } else {
     const lines = text.split('\n');
@@ -156,6 +175,8 @@ export interface PromptSpec {
   inputTokens: TokenLength;
   outputTokens: TokenLength;
   seed: number;
+  /** ShareGPT files: 'recorded' uses each conversation's reply length as max_tokens (default 'fixed'). */
+  outputLengths?: 'recorded' | 'fixed';
 }
 
 /** Builds `count` prompts for one level; `salt` (the level index) keeps levels' prompts distinct but reproducible. */
@@ -195,22 +216,25 @@ export async function buildPrompts(
       : 'uniform' in spec.inputTokens
         ? spec.inputTokens.uniform[1]
         : Number.POSITIVE_INFINITY;
+  const recorded = spec.outputLengths === 'recorded';
   const counted: PromptItem[] = [];
   for (let i = 0; i < file.length && counted.length < count * 4 && counted.length < file.length; i++) {
     const item = file[Math.floor(rng() * file.length)];
+    const drawn = sampleLength(spec.outputTokens, rng); // drawn either way, so the draw order stays fixed
+    if (recorded && item.reply === undefined) continue;
     const tokens = await tokenizer.count(item.prompt);
     if (tokens <= cap)
       counted.push({
         prompt: item.prompt,
         inputTokens: tokens,
-        outputTokens: sampleLength(spec.outputTokens, rng),
+        outputTokens: recorded ? Math.max(1, await tokenizer.count(item.reply as string)) : drawn,
       });
     if (counted.length >= count) break;
   }
   if (counted.length === 0) {
     throw new BenchgateError(
       'BG_E_PLAN_INVALID',
-      `workload.dataset: no prompt in "${spec.dataset}" fits input_tokens (at most ${cap} tokens).`,
+      `workload.dataset: no prompt in "${spec.dataset}" fits input_tokens (at most ${cap} tokens)${recorded ? ' and has a recorded reply' : ''}.`,
     );
   }
   for (let i = 0; i < count; i++) out.push(counted[i % counted.length]);

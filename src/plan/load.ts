@@ -146,6 +146,7 @@ export async function loadPlanFile(path: string): Promise<Plan> {
       ...w,
       dataset: w.dataset === 'random' ? w.dataset : near(w.dataset),
       ...(w.tokenizer !== undefined ? { tokenizer: near(w.tokenizer) } : {}),
+      ...(w.trace !== undefined ? { trace: { ...w.trace, path: near(w.trace.path) } } : {}),
     },
   };
 }

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { parseDurationS } from '../core/clock.js';
+import { SLO_PRESET_NAMES } from './slo-presets.js';
 
 const positiveInt = z.number().int().positive();
 const duration = z
@@ -89,8 +90,62 @@ export const targetSchema = z
   .strict()
   .describe('The server to benchmark and how to talk to it.');
 
+export const sharedPrefixSchema = z
+  .object({
+    groups: positiveInt.describe(
+      'G: number of distinct shared prefixes; request i belongs to group i mod G.',
+    ),
+    prefix_tokens: positiveInt.describe('P: tokens of the prefix every request of a group shares.'),
+    expected_hit_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        'Prefix-cache hit rate you expect (cached / prompt tokens over measured requests). Default: P / (P + mean suffix), the rate of a cache that keeps every prefix. Reported beside the rate the server observed.',
+      ),
+  })
+  .strict()
+  .describe(
+    "kind: shared_prefix. Each prompt is its group's prefix of P tokens plus a unique suffix of input_tokens tokens. One priming request per group is sent before the level and not measured.",
+  );
+
+export const traceSchema = z
+  .object({
+    path: z.string().describe('The trace file.'),
+    format: z
+      .enum(['mooncake', 'azure'])
+      .optional()
+      .describe(
+        'mooncake: JSONL with timestamp (ms), input_length, output_length, hash_ids. azure: Azure LLM inference trace CSV with TIMESTAMP, ContextTokens, GeneratedTokens. Default: by extension (.jsonl mooncake, .csv azure).',
+      ),
+    block_tokens: positiveInt
+      .default(512)
+      .describe(
+        'Tokens per hash id (Mooncake traces hash 512-token blocks); equal hash ids become equal prompt text.',
+      ),
+  })
+  .strict()
+  .describe(
+    'kind: trace (with load.kind: rate). Each entry of load.levels is a speed factor: level 2 replays the trace twice as fast (gaps halved). Open loop: each request is sent at its scaled timestamp whatever the server does; a late send shows as queue time. load.requests caps the requests replayed; warmup is not used.',
+  );
+
 export const workloadSchema = z
   .object({
+    kind: z
+      .enum(['prompts', 'sharegpt', 'shared_prefix', 'trace'])
+      .default('prompts')
+      .describe(
+        'prompts: independent single-turn prompts from `dataset` (random, ShareGPT first turns or JSONL). sharegpt: ShareGPT conversations with the recorded reply lengths as max_tokens (see output_lengths). shared_prefix: groups of prompts sharing a prefix (see shared_prefix). trace: a timestamped production trace replayed open loop (see trace).',
+      ),
+    output_lengths: z
+      .enum(['recorded', 'fixed'])
+      .default('recorded')
+      .describe(
+        "kind: sharegpt. recorded: max_tokens is the token length of the conversation's first reply (ignore_eos then defaults to true); fixed: drawn from output_tokens.",
+      ),
+    shared_prefix: sharedPrefixSchema.optional(),
+    trace: traceSchema.optional(),
     dataset: z
       .string()
       .default('random')
@@ -107,7 +162,7 @@ export const workloadSchema = z
       .boolean()
       .optional()
       .describe(
-        'Ask the server to ignore EOS so outputs have the requested length. Default: true for random, false otherwise.',
+        'Ask the server to ignore EOS so outputs have the requested length. Default: true for random prompts and for kind: sharegpt with recorded output lengths, false otherwise.',
       ),
     temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
@@ -117,16 +172,78 @@ export const workloadSchema = z
       .describe('Path to a local tokenizer.json, used when the server has no /tokenize endpoint.'),
   })
   .strict()
-  .describe('What each request asks for: prompts and token lengths.');
+  .superRefine((w, ctx) => {
+    const need = (key: 'shared_prefix' | 'trace', kind: string): void => {
+      if (w.kind === kind && w[key] === undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: `workload.kind ${kind} needs a ${key}: block` });
+      if (w.kind !== kind && w[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `${key}: is only used with workload.kind ${kind}`,
+        });
+    };
+    need('shared_prefix', 'shared_prefix');
+    need('trace', 'trace');
+    if (w.kind === 'sharegpt' && (w.dataset === 'random' || w.dataset.endsWith('.jsonl')))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dataset'],
+        message: 'workload.kind sharegpt needs dataset: a ShareGPT JSON file (conversations with replies)',
+      });
+  })
+  .describe('What each request asks for: prompts and token lengths, by workload kind.');
+
+export const sloSearchSchema = z
+  .object({
+    over: z
+      .enum(['rate', 'concurrency'])
+      .default('rate')
+      .describe('What the search varies: open-loop request rate (req/s) or closed-loop concurrency.'),
+    start: z.number().positive().default(1).describe('First value probed.'),
+    min: z.number().positive().default(0.1).describe('Lowest value the search may probe.'),
+    max: z.number().positive().default(1024).describe('Highest value the search may probe.'),
+    precision: z
+      .number()
+      .positive()
+      .default(0.5)
+      .describe(
+        'Stop when the bracket [highest pass, lowest fail] is at most this wide (concurrency: >= 1).',
+      ),
+    growth: z
+      .number()
+      .gt(1)
+      .default(2)
+      .describe('Bracketing factor between probes before the first fail/pass.'),
+    max_probes: positiveInt.default(12).describe('At most this many probes (levels).'),
+    share: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.99)
+      .describe('Share of measured requests that must meet every SLO for a probe to pass.'),
+    preset: z
+      .enum(SLO_PRESET_NAMES)
+      .optional()
+      .describe(
+        'Named MLPerf latency constraints (TTFT and TPOT at the 99th percentile), used for any SLO the plan does not set.',
+      ),
+  })
+  .strict()
+  .refine((v) => v.min <= v.max, { message: 'slo_search: min must be <= max' })
+  .describe(
+    'load.kind: slo_search. Each probe runs as one level (requests/duration/warmup as for other kinds).',
+  );
 
 export const loadSchema = z
   .object({
     kind: z
-      .enum(['concurrency', 'rate'])
+      .enum(['concurrency', 'rate', 'slo_search'])
       .default('concurrency')
       .describe(
-        'concurrency: closed loop, N requests in flight, a new one as each finishes. rate: open loop, arrivals on a seeded schedule regardless of completions.',
+        'concurrency: closed loop, N requests in flight, a new one as each finishes. rate: open loop, arrivals on a seeded schedule regardless of completions. slo_search: probe levels (see slo_search) to find the highest load meeting the SLOs.',
       ),
+    slo_search: sloSearchSchema.optional(),
     levels: z
       .array(z.number().positive())
       .min(1)
@@ -158,8 +275,28 @@ export const loadSchema = z
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
   })
   .strict()
+  .superRefine((l, ctx) => {
+    if (l.kind === 'slo_search' && l.slo_search === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['slo_search'],
+        message: 'load.kind slo_search needs a slo_search: block',
+      });
+    if (l.kind !== 'slo_search' && l.slo_search !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['slo_search'],
+        message: 'slo_search: is only used with load.kind slo_search',
+      });
+    if (l.slo_search?.over === 'concurrency' && l.slo_search.precision < 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['slo_search', 'precision'],
+        message: 'a concurrency search probes whole numbers: precision must be >= 1',
+      });
+  })
   .describe(
-    'How load is applied: closed loop (kind: concurrency) or open loop (kind: rate), level by level.',
+    'How load is applied: closed loop (kind: concurrency), open loop (kind: rate), level by level, or a search for the highest load meeting the SLOs (kind: slo_search).',
   );
 
 export const sloSchema = z
@@ -382,6 +519,8 @@ export const planSchema = z
 export type Plan = z.infer<typeof planSchema>;
 export type PlanInput = z.input<typeof planSchema>;
 export type TokenLength = z.infer<typeof tokenLengthSchema>;
+export type Workload = z.infer<typeof workloadSchema>;
+export type SloSearchPlan = z.infer<typeof sloSearchSchema>;
 export type Expectation = z.infer<typeof expectationSchema>;
 export type LogExpectation = z.infer<typeof logExpectationSchema>;
 export type ToolSpec = z.infer<typeof toolSchema>;

@@ -45,6 +45,11 @@ export interface RequestRecord {
   /** Output tokens: server-reported and client-counted (sum of chunkTokens under the client's method). */
   outputTokensServer: number | null;
   outputTokensClient: number | null;
+  /**
+   * Prompt tokens the server served from its prefix cache, when it said so (SGLang meta_info.cached_tokens,
+   * usage.prompt_tokens_details.cached_tokens); absent or null when it did not.
+   */
+  cachedInputTokens?: number | null;
   /** Output tokens the request asked for (max_tokens). */
   requestedOutputTokens: number;
   /** Speculative verify steps for this request when the server reports them (SGLang meta_info.spec_verify_ct). */

@@ -12,6 +12,7 @@ import { startSimulator } from '../sim/index.js';
 import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
 import { sampleShardClock, shardInfo, shardRunName, waitForStart } from './shard-run.js';
 import { startSimulatorProcess } from './simulator-process.js';
+import { runSloSearch } from './slo-search-run.js';
 
 export type { BeforeLoadResult } from './session.js';
 
@@ -117,7 +118,20 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     let failure: string | null = null;
     let summary: RunSummary;
     try {
-      for (let li = 0; li < plan.load.levels.length && !opts.signal?.aborted; li++) {
+      if (plan.load.kind === 'slo_search') {
+        const s = await runSloSearch(session, store, {
+          signal: opts.signal,
+          afterLevel: opts.afterLevel,
+          note: (t) => progress.note(t),
+        });
+        levels.push(...s.levels);
+        interrupted = s.interrupted;
+      }
+      for (
+        let li = 0;
+        plan.load.kind !== 'slo_search' && li < plan.load.levels.length && !opts.signal?.aborted;
+        li++
+      ) {
         const r = await session.runLevel(li, { store, signal: opts.signal, afterLevel: opts.afterLevel });
         levels.push(r.summary);
         interrupted = r.interrupted;

@@ -22,17 +22,21 @@ import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.j
 import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
 import { type LevelShape, runLevel } from '../load/level-runner.js';
+import { buildLevelWorkload } from '../load/level-workload.js';
+import { PrefixHitCounter, type PrefixHitRates, prefixHitNote } from '../load/prefix-hits.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
-import { buildPrompts, type PromptItem } from '../load/prompts.js';
+import type { PromptItem } from '../load/prompts.js';
 import { startSelfCheck } from '../load/self-check.js';
 import type { Shard } from '../load/shard.js';
+import { startTelemetry } from '../load/telemetry.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
-import { createRunStore, type RunStore } from '../results/run-store.js';
+import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
 export type BeforeLoadResult = CheckpointOutcome;
@@ -63,6 +67,8 @@ export interface OpenSessionOptions {
 export interface LevelOutcome {
   summary: LevelSummary;
   interrupted: boolean;
+  /** Shared-prefix workloads: configured and observed prefix-cache hit rates. */
+  prefixCache: PrefixHitRates | null;
 }
 
 export interface RunLevelOptions {
@@ -71,6 +77,8 @@ export interface RunLevelOptions {
   signal?: AbortSignal;
   /** Drift check after the level; an invalid result marks the level invalid. */
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
+  /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
+  probe?: { level: LevelKey; slo: Plan['slo'] };
 }
 
 export interface Session {
@@ -204,7 +212,10 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const model = chooseModel(plan, url, ids);
   const { checkpoint, forced } = await passGate(opts, progress);
 
-  const ignoreEos = plan.workload.ignore_eos ?? plan.workload.dataset === 'random';
+  const w = plan.workload;
+  // recorded reply lengths are only honoured when the server does not stop at EOS first
+  const ignoreEos =
+    w.ignore_eos ?? (w.dataset === 'random' || (w.kind === 'sharegpt' && w.output_lengths === 'recorded'));
   const params = (p: PromptItem): GenerationParams => ({
     api: plan.target.api,
     model,
@@ -333,45 +344,46 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   const requests = plan.load.requests ?? (durationS === null ? 100 : null);
   let nextId = 0;
   return async (li, o) => {
-    const value = plan.load.levels[li];
+    const value = o.probe ? o.probe.level.value : plan.load.levels[li];
     if (value === undefined) {
       throw new BenchgateError(
         'BG_E_INTERNAL',
         `level index ${li} is outside the plan's ${plan.load.levels.length} levels.`,
       );
     }
-    const key = levelKeyOf(plan.load, value);
+    // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
+    const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
+    const work = await buildLevelWorkload({
+      plan,
+      value,
+      level: o.probe?.level ?? levelKeyOf(plan.load, value),
+      levelIndex: li,
+      requests,
+      poolSize,
+      tokenizer: c.tokenizer,
+    });
+    const { prompts, level: key } = work;
     const shape: LevelShape = {
       levelIndex: li,
       level: key,
-      requests,
+      requests: work.requests,
       durationMs: durationS === null ? null : durationS * 1000,
-      warmup: plan.load.warmup,
+      warmup: work.unmeasured,
       arrival: plan.load.arrival,
       burstiness: plan.load.burstiness,
       seed: plan.workload.seed,
       shard: c.shard,
+      scheduleMs: work.scheduleMs,
     };
-    // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
-    const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
-    const prompts = await buildPrompts(
-      {
-        dataset: plan.workload.dataset,
-        inputTokens: plan.workload.input_tokens,
-        outputTokens: plan.workload.output_tokens,
-        seed: plan.workload.seed,
-      },
-      poolSize,
-      li,
-      c.tokenizer,
-    );
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
     // Open the level's connections first, so no measured TTFT includes a TCP handshake.
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
     await preconnect(c.url, Math.min(inFlight, 1024), c.timeouts.connectMs);
-    c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), requests, shape.durationMs);
+    c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
+    const telemetry = startTelemetry(c.http, c.adapter, c.anchor.monoMs);
     const check = startSelfCheck();
+    const hits = new PrefixHitCounter();
     const result = await runLevel({
       shape,
       signal: o.signal,
@@ -397,9 +409,11 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       onRecord: (r: RequestRecord) => {
         o.store.appendRecord(r);
         c.progress.record(r);
+        hits.add(r);
       },
     });
     const self = check.stop();
+    if (telemetry) writeJsonAtomic(join(o.store.dir, `telemetry-level-${li}.json`), await telemetry.stop());
     c.progress.levelDone();
     const interrupted = result.interrupted;
     const after = await scrapeSpecCounters(c.http, c.adapter);
@@ -410,13 +424,18 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       levelIndex: li,
       level: key,
       percentiles: plan.percentiles,
-      slo: plan.slo,
+      slo: o.probe?.slo ?? plan.slo,
       inFlightAtEnd: result.inFlightAtEnd,
       specCounters: { before, after, source: 'metrics-counters' },
       client: self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
     o.store.writeLevel(summary);
-    return { summary, interrupted };
+    const prefixCache = work.expectedHitRate === null ? null : hits.rates(work.expectedHitRate);
+    if (prefixCache) {
+      c.progress.note(prefixHitNote(prefixCache));
+      writeJsonAtomic(join(o.store.dir, `prefix-cache-level-${li}.json`), { levelIndex: li, ...prefixCache });
+    }
+    return { summary, interrupted, prefixCache };
   };
 }

@@ -9,6 +9,7 @@ import type { Faults } from './faults.js';
 import { serveGeneration } from './generation.js';
 import type { GenerationSpec } from './generation-spec.js';
 import type { ErrorSender } from './http-util.js';
+import type { PrefixCache } from './prefix-cache.js';
 import type { SimRequest } from './request.js';
 import type { ServedConfig } from './served-config.js';
 import type { SimProcess } from './sim-process.js';
@@ -29,6 +30,8 @@ export interface AdmissionDeps {
   track(res: ServerResponse): void;
   /** Called for each request answered in full (engine log lines). */
   onFinished?(req: SimRequest): void;
+  /** The engine's prefix cache, null when it has none or it is off. */
+  prefixCache: PrefixCache | null;
 }
 
 /** A 400 for a bad max-tokens or an over-long request, in the engine's words; true when sent. */
@@ -74,12 +77,16 @@ export class Admission {
   private newRequest(spec: GenerationSpec, onTokens: SimRequest['onTokens']): SimRequest {
     const index = ++this.requestIndex;
     const startEpochMs = this.d.process.startEpochMs;
+    const promptTokens = Math.max(1, spec.promptTokens);
+    const cached =
+      spec.promptIds && this.d.prefixCache ? this.d.prefixCache.lookupAndInsert(spec.promptIds) : 0;
     const r: SimRequest = {
       id: `${index.toString(16).padStart(8, '0')}${Math.floor(startEpochMs).toString(16).slice(-8)}`,
       index,
-      promptTokens: Math.max(1, spec.promptTokens),
+      promptTokens,
+      cachedTokens: Math.min(cached, promptTokens - 1),
       maxNewTokens: spec.maxNewTokens,
-      prefilled: 0,
+      prefilled: Math.min(cached, promptTokens - 1),
       generated: 0,
       state: 'queued',
       rng: seededRng(this.d.seed * 1_000_003 + index),

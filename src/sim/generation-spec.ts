@@ -9,6 +9,8 @@ export interface GenerationSpec {
   api: ApiKind;
   model: string;
   promptTokens: number;
+  /** The prompt's token ids when the surface tokenized it (the prefix cache keys on them). */
+  promptIds?: number[];
   maxNewTokens: number;
   stream: boolean;
   includeUsage: boolean;

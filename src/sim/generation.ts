@@ -129,6 +129,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     firstTokenMs ??= nowMs;
     const counts: EventCounts = {
       promptTokens: r.promptTokens,
+      cachedTokens: r.cachedTokens,
       generated: r.generated,
       verifyCt: r.verifyCt,
       acceptedDraftTokens: r.acceptedDraftTokens,

@@ -9,13 +9,14 @@ function timingsJson(c: EventCounts, speculative: boolean): string {
   const promptMs = c.promptMs ?? 0;
   const predictedMs = c.predictedMs ?? 0;
   const rate = (ms: number, n: number) => (ms > 0 ? (1000 * n) / ms : 0);
-  let s = `{"cache_n":0,"prompt_n":${c.promptTokens},"prompt_ms":${promptMs},"prompt_per_token_ms":${c.promptTokens > 0 ? promptMs / c.promptTokens : 0},"prompt_per_second":${rate(promptMs, c.promptTokens)},"predicted_n":${c.generated},"predicted_ms":${predictedMs},"predicted_per_token_ms":${c.generated > 0 ? predictedMs / c.generated : 0},"predicted_per_second":${rate(predictedMs, c.generated)}`;
+  const promptN = c.promptTokens - c.cachedTokens; // llama.cpp counts only the tokens it evaluated
+  let s = `{"cache_n":${c.cachedTokens},"prompt_n":${promptN},"prompt_ms":${promptMs},"prompt_per_token_ms":${promptN > 0 ? promptMs / promptN : 0},"prompt_per_second":${rate(promptMs, promptN)},"predicted_n":${c.generated},"predicted_ms":${predictedMs},"predicted_per_token_ms":${c.generated > 0 ? predictedMs / c.generated : 0},"predicted_per_second":${rate(predictedMs, c.generated)}`;
   if (speculative) s += `,"draft_n":${c.draftTokens ?? 0},"draft_n_accepted":${c.acceptedDraftTokens ?? 0}`;
   return `${s}}`;
 }
 
 function usageJson(c: EventCounts): string {
-  return `{"completion_tokens":${c.generated},"prompt_tokens":${c.promptTokens},"total_tokens":${c.promptTokens + c.generated},"prompt_tokens_details":{"cached_tokens":0}}`;
+  return `{"completion_tokens":${c.generated},"prompt_tokens":${c.promptTokens},"total_tokens":${c.promptTokens + c.generated},"prompt_tokens_details":{"cached_tokens":${c.cachedTokens}}}`;
 }
 
 /**
@@ -71,6 +72,7 @@ export class LlamacppEvents implements StreamRenderer {
     if (!this.chat) return '';
     const counts = c ?? {
       promptTokens,
+      cachedTokens: 0,
       generated: completionTokens,
       verifyCt: 0,
       acceptedDraftTokens: 0,

@@ -1,6 +1,7 @@
 // Prometheus exposition text for /metrics with each engine's metric names and types
 // (sglang: `sglang:` gauges and counters; vllm: `vllm:` names incl. speculative-decoding counters).
 
+import type { PrefixCacheStats } from './prefix-cache.js';
 import type { SchedulerCounters } from './request.js';
 import type { ServedConfig } from './served-config.js';
 
@@ -12,6 +13,8 @@ export interface MetricsSnapshot {
   kvUsedTokens: number;
   processStartEpochS: number;
   avgAcceptLen: number;
+  /** Prefix-cache lookups and hits in prompt tokens since start (zeros when the cache is off). */
+  prefixCache: PrefixCacheStats;
 }
 
 function num(v: number): string {
@@ -58,7 +61,10 @@ export function sglangMetrics(s: MetricsSnapshot): string {
   metric(lines, 'sglang:gen_throughput', 'gauge', 'The generation throughput (token/s).', [
     [l, c.genThroughputTokS],
   ]);
-  metric(lines, 'sglang:cache_hit_rate', 'gauge', 'The prefix cache hit rate.', [[l, 0]]);
+  const pc = s.prefixCache;
+  metric(lines, 'sglang:cache_hit_rate', 'gauge', 'The prefix cache hit rate.', [
+    [l, pc.queryTokens > 0 ? pc.hitTokens / pc.queryTokens : 0],
+  ]);
   metric(
     lines,
     'sglang:spec_accept_length',
@@ -108,6 +114,21 @@ export function vllmMetrics(s: MetricsSnapshot): string {
       1,
     ],
   ]);
+  // v1 counters in tokens: queried prompt tokens and those found in the prefix cache
+  metric(
+    lines,
+    'vllm:prefix_cache_queries_total',
+    'counter',
+    'Prefix cache queries, in terms of number of queried tokens.',
+    [[l, s.prefixCache.queryTokens]],
+  );
+  metric(
+    lines,
+    'vllm:prefix_cache_hits_total',
+    'counter',
+    'Prefix cache hits, in terms of number of cached tokens.',
+    [[l, s.prefixCache.hitTokens]],
+  );
   metric(lines, 'vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
     [l, c.promptTokensTotal],
   ]);

@@ -6,7 +6,7 @@ import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { sendJson, sendVllmError } from './http-util.js';
 import { specGuessTokens } from './served-config.js';
-import { applyChatTemplate, type ChatMessage, countTokens } from './tokenizer.js';
+import { applyChatTemplate, type ChatMessage, tokenize } from './tokenizer.js';
 import { openaiConfig } from './vllm-args.js';
 
 /** One entry of /v1/models as the engine writes it. */
@@ -26,24 +26,24 @@ export function vllmModelCard(owner: string): ModelCard {
   });
 }
 
-/** Prompt length of a completions or chat body, or null after answering 400. */
-function promptTokensOf(
+/** Prompt token ids of a completions or chat body, or null after answering 400. */
+function promptIdsOf(
   ctx: SurfaceContext,
   body: Record<string, unknown>,
   chat: boolean,
   res: ServerResponse,
-): number | null {
+): number[] | null {
   if (chat) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       ctx.sendError(res, 400, 'Expected "messages" to be a non-empty list.');
       return null;
     }
-    return countTokens(applyChatTemplate(body.messages as ChatMessage[]));
+    return tokenize(applyChatTemplate(body.messages as ChatMessage[]));
   }
   const p = body.prompt;
-  if (typeof p === 'string') return countTokens(p);
-  if (Array.isArray(p) && p.every((x) => typeof x === 'number')) return p.length;
-  if (Array.isArray(p) && p.length === 1 && typeof p[0] === 'string') return countTokens(p[0]);
+  if (typeof p === 'string') return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x === 'number')) return p as number[];
+  if (Array.isArray(p) && p.length === 1 && typeof p[0] === 'string') return tokenize(p[0]);
   ctx.sendError(res, 400, 'Expected "prompt" to be a string, one string in a list, or a list of token ids.');
   return null;
 }
@@ -53,15 +53,16 @@ function completionRoute(path: string, chat: boolean): Route {
     methods: ['POST'],
     paths: [path],
     handle(ctx, body, res) {
-      const promptTokens = promptTokensOf(ctx, body, chat, res);
-      if (promptTokens === null) return;
+      const promptIds = promptIdsOf(ctx, body, chat, res);
+      if (promptIds === null) return;
       const maxRaw = chat ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
       const maxNewTokens = maxRaw === undefined || maxRaw === null ? (chat ? 128 : 16) : Number(maxRaw);
       const so = (body.stream_options ?? {}) as Record<string, unknown>;
       ctx.generate(res, {
         api: chat ? 'chat' : 'completions',
         model: typeof body.model === 'string' ? body.model : ctx.served.servedModelName,
-        promptTokens,
+        promptTokens: promptIds.length,
+        promptIds,
         maxNewTokens,
         stream: body.stream === true,
         includeUsage: so.include_usage === true,

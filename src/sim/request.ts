@@ -10,6 +10,8 @@ export interface SimRequest {
   /** Monotonic index (1-based) since the simulated process started; seeds the request's rng. */
   index: number;
   promptTokens: number;
+  /** Prompt tokens found in the prefix cache at arrival: never prefilled, reported as cached_tokens. */
+  cachedTokens: number;
   maxNewTokens: number;
   /** Prompt tokens already prefilled (chunked prefill). */
   prefilled: number;

@@ -23,7 +23,7 @@ function metaInfo(req: SimRequest, spec: GenerationSpec): Record<string, unknown
     total_retractions: 0,
     reasoning_tokens: 0,
     completion_tokens: req.generated,
-    cached_tokens: 0,
+    cached_tokens: req.cachedTokens,
     e2e_latency: (monoNowMs() - req.arrivalMs) / 1000,
   };
   const drafted = req.verifyCt * spec.specGuessTokens;

@@ -169,8 +169,10 @@ export class RooflineScheduler implements Scheduler {
       this.queue.shift();
       r.state = 'running';
       this.kvReserved += this.reserveFor(r);
+      this.kvUsed += r.prefilled; // prefix-cache hits: their KV is already there, nothing to prefill
+      this.counters.promptTokensTotal += r.prefilled;
       this.running.push(r);
-      const t = Math.min(budget, r.promptTokens);
+      const t = Math.min(budget, r.promptTokens - r.prefilled);
       plan.push({ req: r, tokens: t });
       budget -= t;
     }

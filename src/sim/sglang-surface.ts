@@ -24,7 +24,7 @@ import { openAiRoutes } from './openai-surface.js';
 import { modelConfigOf } from './scheduler-factory.js';
 import { specGuessTokens } from './served-config.js';
 import { sglangConfig } from './sglang-args.js';
-import { countTokens } from './tokenizer.js';
+import { tokenize } from './tokenizer.js';
 
 /** SGLang main after v0.5.10.post1 (the surfaces follow 8471c9ebe; see README.md). */
 export const SGLANG_VERSION = '0.5.10.post1';
@@ -69,10 +69,10 @@ const GENERATE_ROUTE: Route = {
   methods: ['POST'],
   paths: ['/generate'],
   handle(ctx, body, res) {
-    let promptTokens: number;
-    if (typeof body.text === 'string') promptTokens = countTokens(body.text);
+    let promptIds: number[];
+    if (typeof body.text === 'string') promptIds = tokenize(body.text);
     else if (Array.isArray(body.input_ids) && body.input_ids.every((x) => typeof x === 'number'))
-      promptTokens = body.input_ids.length;
+      promptIds = body.input_ids as number[];
     else {
       ctx.sendError(
         res,
@@ -85,7 +85,8 @@ const GENERATE_ROUTE: Route = {
     ctx.generate(res, {
       api: 'native',
       model: ctx.served.servedModelName,
-      promptTokens,
+      promptTokens: promptIds.length,
+      promptIds,
       maxNewTokens:
         sp.max_new_tokens === undefined || sp.max_new_tokens === null ? 128 : Number(sp.max_new_tokens),
       stream: body.stream === true,

@@ -16,6 +16,7 @@ import type { GenerationSpec } from './generation-spec.js';
 import { HttpListener } from './http-listener.js';
 import { type ErrorSender, readJsonBody, sendJson, sendNotFound } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
+import { type PrefixCache, prefixCacheFor } from './prefix-cache.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
 import type { Scheduler } from './request.js';
 import { createScheduler } from './scheduler-factory.js';
@@ -60,6 +61,7 @@ export class SimulatedServer implements SurfaceContext {
   private readonly proc: SimProcess;
   private readonly truth = new TruthLog();
   private readonly admission: Admission;
+  private readonly prefixCache: PrefixCache | null;
   private listener: HttpListener | null = null;
   host = '127.0.0.1';
   port = 0;
@@ -91,6 +93,7 @@ export class SimulatedServer implements SurfaceContext {
     });
     this.exited = this.proc.exited;
     this.ready = this.proc.ready;
+    this.prefixCache = prefixCacheFor(this.served);
     this.admission = new Admission({
       served: this.served,
       faults: this.faults,
@@ -105,6 +108,7 @@ export class SimulatedServer implements SurfaceContext {
         this.writeLines(
           this.surface.logs.requestFinished?.(this.served, r, Date.now() - this.proc.startEpochMs) ?? [],
         ),
+      prefixCache: this.prefixCache,
     });
   }
 
@@ -139,6 +143,7 @@ export class SimulatedServer implements SurfaceContext {
       kvUsedTokens: sch.kvUsedTokens(),
       processStartEpochS: this.proc.startEpochMs / 1000,
       avgAcceptLen: c.specVerifyCt > 0 ? (c.specAcceptedTotal + c.specVerifyCt) / c.specVerifyCt : 0,
+      prefixCache: { ...(this.prefixCache?.stats ?? { queryTokens: 0, hitTokens: 0 }) },
     };
   }
 

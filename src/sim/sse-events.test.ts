@@ -64,9 +64,23 @@ for (const api of ['native', 'completions', 'chat'] as const)
         });
 
 const counts: EventCounts[] = [
-  { promptTokens: 7, generated: 1, verifyCt: 0, acceptedDraftTokens: 0, e2eLatencyS: 0.012345678901 },
-  { promptTokens: 7, generated: 9, verifyCt: 3, acceptedDraftTokens: 6, e2eLatencyS: 1.5 },
-  { promptTokens: 100000, generated: 4096, verifyCt: 1000, acceptedDraftTokens: 3096, e2eLatencyS: 1e-7 },
+  {
+    promptTokens: 7,
+    cachedTokens: 0,
+    generated: 1,
+    verifyCt: 0,
+    acceptedDraftTokens: 0,
+    e2eLatencyS: 0.012345678901,
+  },
+  { promptTokens: 7, cachedTokens: 0, generated: 9, verifyCt: 3, acceptedDraftTokens: 6, e2eLatencyS: 1.5 },
+  {
+    promptTokens: 100000,
+    cachedTokens: 0,
+    generated: 4096,
+    verifyCt: 1000,
+    acceptedDraftTokens: 3096,
+    e2eLatencyS: 1e-7,
+  },
 ];
 const pieces = [' bakelomi', ' bakelomi nuraseti', ' with "quotes" and \\ and \n newline \u0001'];
 

@@ -7,6 +7,8 @@ import type { ApiKind } from './generation-spec.js';
 /** What an event needs from the request at the moment it is written. */
 export interface EventCounts {
   promptTokens: number;
+  /** Prompt tokens served from the prefix cache (native meta_info.cached_tokens). */
+  cachedTokens: number;
   /** Tokens generated so far, including this event's. */
   generated: number;
   verifyCt: number;
@@ -92,7 +94,7 @@ export class SseEvents implements StreamRenderer {
       const end = done
         ? `,"e2e_latency":${c.e2eLatencyS}${nativeSpecFieldsJson(c, this.id.specGuessTokens)}`
         : '';
-      return `data: {"text":${jsonString(fullText)},"output_ids":[],"meta_info":{"id":${this.nativeIdJson},"finish_reason":${finish},"prompt_tokens":${c.promptTokens},"weight_version":"default","total_retractions":0,"reasoning_tokens":0,"completion_tokens":${c.generated},"cached_tokens":0${end}}}\n\n`;
+      return `data: {"text":${jsonString(fullText)},"output_ids":[],"meta_info":{"id":${this.nativeIdJson},"finish_reason":${finish},"prompt_tokens":${c.promptTokens},"weight_version":"default","total_retractions":0,"reasoning_tokens":0,"completion_tokens":${c.generated},"cached_tokens":${c.cachedTokens}${end}}}\n\n`;
     }
     const finish = done ? '"length"' : 'null';
     const usage = this.id.continuousUsage ? `,"usage":${usageJson(c.promptTokens, c.generated)}` : '';

@@ -1,0 +1,91 @@
+// Drives load.kind: slo_search through a session: each probe the pure search (load/slo-search.ts)
+// proposes runs as one level of the run (index after the last), judged against the plan's SLOs filled
+// in from the named preset; every probe is kept as a level summary and the outcome is written to
+// slo-search.json in the run directory.
+
+import { join } from 'node:path';
+import { BenchgateError } from '../core/errors.js';
+import { SloSearch, type SloSearchResult } from '../load/slo-search.js';
+import type { LevelSummary } from '../metrics/summary.js';
+import type { Plan } from '../plan/schema.js';
+import { SLO_PRESETS } from '../plan/slo-presets.js';
+import type { LevelKey } from '../records/level-key.js';
+import { type RunStore, writeJsonAtomic } from '../results/run-store.js';
+import type { LevelValidity, Session } from './session.js';
+
+export interface SloSearchRun {
+  levels: LevelSummary[];
+  result: SloSearchResult;
+  interrupted: boolean;
+}
+
+/** The SLOs a probe is judged by: the plan's, with the preset's limits for any the plan leaves out. */
+export function searchSlo(plan: Plan): Plan['slo'] {
+  const s = plan.load.slo_search;
+  const preset = s?.preset ? SLO_PRESETS[s.preset] : null;
+  const slo = { ...(preset ? { ttft_ms: preset.ttftMs, tpot_ms: preset.tpotMs } : {}), ...plan.slo };
+  if (slo.ttft_ms === undefined && slo.tpot_ms === undefined && slo.e2e_ms === undefined) {
+    throw new BenchgateError(
+      'BG_E_PLAN_INVALID',
+      'load.kind slo_search needs an SLO: set slo.ttft_ms / tpot_ms / e2e_ms, or load.slo_search.preset.',
+    );
+  }
+  return slo;
+}
+
+export async function runSloSearch(
+  session: Session,
+  store: RunStore,
+  o: { signal?: AbortSignal; afterLevel?: (li: number) => Promise<LevelValidity>; note: (s: string) => void },
+): Promise<SloSearchRun> {
+  const plan = session.plan;
+  const spec = plan.load.slo_search;
+  if (!spec) throw new BenchgateError('BG_E_PLAN_INVALID', 'load.kind slo_search needs a slo_search: block.');
+  const slo = searchSlo(plan);
+  const concurrency = spec.over === 'concurrency';
+  const search = new SloSearch({
+    start: spec.start,
+    precision: spec.precision,
+    min: spec.min,
+    max: spec.max,
+    growth: spec.growth,
+    maxProbes: spec.max_probes,
+    integer: concurrency,
+  });
+  const levels: LevelSummary[] = [];
+  let interrupted = false;
+  for (let v = search.next(); v !== null && !o.signal?.aborted; v = search.next()) {
+    const level: LevelKey = concurrency
+      ? { kind: 'concurrency', value: v }
+      : { kind: 'rate', value: v, maxConcurrency: plan.load.max_concurrency ?? null };
+    const r = await session.runLevel(levels.length, {
+      store,
+      signal: o.signal,
+      afterLevel: o.afterLevel,
+      probe: { level, slo },
+    });
+    levels.push(r.summary);
+    if (r.interrupted) {
+      interrupted = true;
+      break;
+    }
+    const share = r.summary.goodput?.fraction ?? 0;
+    search.report(v, share, share >= spec.share);
+    o.note(
+      `benchgate: slo_search probe ${v}${concurrency ? '' : ' req/s'}: ${(share * 100).toFixed(1)}% met the SLOs (${share >= spec.share ? 'pass' : 'fail'}).`,
+    );
+  }
+  const result = search.result();
+  writeJsonAtomic(join(store.dir, 'slo-search.json'), {
+    over: spec.over,
+    requiredShare: spec.share,
+    slo,
+    preset: spec.preset ?? null,
+    precision: spec.precision,
+    ...result,
+  });
+  o.note(
+    `benchgate: slo_search: highest ${spec.over} meeting the SLOs for ${(spec.share * 100).toFixed(1)}% of requests: ${result.best ?? 'none'} (lowest failing: ${result.firstFail ?? 'none'}; stopped by ${result.stoppedBy}).`,
+  );
+  return { levels, result, interrupted };
+}
