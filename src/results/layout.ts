@@ -41,6 +41,8 @@ export interface Manifest {
     tool: 'benchgate' | 'sglang-bench-serving' | 'vllm-bench-serve';
     file?: string;
     definitions?: string;
+    /** Imports: whether the tool's ITL figures were per token or per chunk (see the importer). */
+    itl?: 'token' | 'chunk';
   };
   startedAt: string;
   finishedAt: string | null;
