@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { parseDurationS } from '../core/clock.js';
+import { losslessSchema } from './lossless-schema.js';
 
 const positiveInt = z.number().int().positive();
 const duration = z
@@ -376,6 +377,7 @@ export const planSchema = z
       .array(configSchema)
       .optional()
       .describe('Matrix: server configurations that `benchgate run` launches in turn.'),
+    lossless: losslessSchema.optional(),
   })
   .strict();
 
