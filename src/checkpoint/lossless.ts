@@ -72,11 +72,14 @@ export async function collectLosslessAnswers(opts: {
   api: Plan['target']['api'];
   model: string;
   settings: LosslessSettings;
+  /** The prompts to send; default: the built-in ones the settings choose. */
+  prompts?: string[];
   timeoutMs?: number;
   signal?: AbortSignal;
 }): Promise<LosslessAnswers> {
   const answers: LosslessAnswer[] = [];
-  for (const prompt of losslessPrompts(opts.settings.prompts, opts.settings.seed)) {
+  const prompts = opts.prompts ?? losslessPrompts(opts.settings.prompts, opts.settings.seed);
+  for (const prompt of prompts) {
     if (opts.signal?.aborted) {
       answers.push({ prompt, ids: null, text: '', error: 'interrupted' });
       continue;
