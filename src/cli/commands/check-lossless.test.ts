@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,26 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
 import { EAGLE3_TOPK1_ARGS } from '../../sim/testing/fast-sim.js';
+import { runCli } from '../test-support/run-cli.js';
 
-// The real CLI, from source, against simulators started here: record a reference from a baseline
-// server, then re-verify speculative servers against it.
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
-
-function check(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+// The real CLI against simulators started here: record a reference from a baseline server, then
+// re-verify speculative servers against it.
+const check = (args: string[]) => runCli(['check', ...args]);
 
 const sims: SimulatorHandle[] = [];
 afterEach(async () => {
