@@ -12,6 +12,7 @@ import type { VerifiedTarget } from '../engines/types.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import type { LosslessRecord } from './lossless-file.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -63,4 +64,6 @@ export interface LoadedRun {
   records: RequestRecord[];
   /** Things the reader tolerated and the user should know (truncated requests file, missing summary). */
   warnings: string[];
+  /** The lossless verdict (lossless.json) when the run has one. */
+  lossless?: LosslessRecord | null;
 }
