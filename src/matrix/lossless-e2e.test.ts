@@ -12,17 +12,11 @@ import { losslessPrompts } from '../checkpoint/lossless-prompts.js';
 import { runCli } from '../cli/test-support/run-cli.js';
 import type { PlanInput } from '../plan/schema.js';
 import type { LosslessRecord } from '../results/lossless-file.js';
+import { EAGLE3_TOPK1_ARGS } from '../sim/testing/fast-sim.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { simConfig, uniqueMarker } from './test-support/matrix-fixtures.js';
 
-const SPEC = [
-  '--speculative-algorithm',
-  'EAGLE3',
-  '--speculative-eagle-topk',
-  '1',
-  '--speculative-num-steps',
-  '3',
-];
+const SPEC = [...EAGLE3_TOPK1_ARGS];
 
 let dir: string;
 beforeAll(async () => {

@@ -25,7 +25,7 @@ import {
 } from '../results/lossless-file.js';
 
 export function losslessEnabled(plan: Plan): boolean {
-  return plan.lossless !== undefined && plan.lossless.enabled;
+  return plan.lossless?.enabled === true;
 }
 
 /** The baseline config's name: `lossless.baseline`, else the plan's first config. */

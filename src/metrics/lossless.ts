@@ -49,6 +49,20 @@ export interface LosslessComparison {
   summary: string;
 }
 
+/** The verdict document of one config (its run directory's lossless.json). */
+export interface LosslessRecord {
+  schema: 'benchgate.lossless/1';
+  config: string;
+  baseline: string;
+  /** True for the baseline itself: nothing to compare. */
+  isBaseline: boolean;
+  required: boolean;
+  /** False when a required check found an early divergence or could not judge. */
+  valid: boolean;
+  reason: string | null;
+  comparison: LosslessComparison | null;
+}
+
 const CONTEXT_CHARS = 60;
 const CONTINUATION_CHARS = 100;
 
@@ -60,7 +74,9 @@ function commonPrefixLength<T>(a: ArrayLike<T>, b: ArrayLike<T>): number {
 }
 
 function excerptAt(baseline: string, candidate: string): PromptComparison['excerpt'] {
-  const at = commonPrefixLength(baseline, candidate);
+  // back to the start of the word the texts diverge in, so both continuations start with whole words
+  let at = commonPrefixLength(baseline, candidate);
+  while (at > 0 && !/\s/.test(baseline[at - 1])) at--;
   return {
     before: baseline.slice(Math.max(0, at - CONTEXT_CHARS), at),
     baseline: baseline.slice(at, at + CONTINUATION_CHARS),
@@ -181,7 +197,7 @@ export function losslessLines(cmp: LosslessComparison): string[] {
     lines.push(
       `  prompt ${p.index + 1} diverges at ${unit} ${p.divergeAt} of ${p.baselineLength}: ${JSON.stringify(clip(p.prompt, 120))}`,
     );
-    lines.push(`    shared:    …${JSON.stringify(p.excerpt.before)}`);
+    lines.push(`    ${pad('(shared)')} ${JSON.stringify(`…${p.excerpt.before}`)}`);
     lines.push(`    ${pad(cmp.baseline)} ${JSON.stringify(p.excerpt.baseline)}`);
     lines.push(`    ${pad(cmp.candidate)} ${JSON.stringify(p.excerpt.candidate)}`);
   }

@@ -9,10 +9,10 @@
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
+import type { LosslessRecord } from '../metrics/lossless.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
-import type { LosslessRecord } from './lossless-file.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
 
 export const MANIFEST_FILE = 'manifest.json';

@@ -4,25 +4,12 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LosslessAnswers, LosslessComparison } from '../metrics/lossless.js';
+import type { LosslessAnswers, LosslessRecord } from '../metrics/lossless.js';
 import { writeJsonAtomic } from './run-store.js';
 
 export const LOSSLESS_ANSWERS_FILE = 'lossless-answers.json';
 export const LOSSLESS_FILE = 'lossless.json';
-
-/** The verdict document of one config. */
-export interface LosslessRecord {
-  schema: 'benchgate.lossless/1';
-  config: string;
-  baseline: string;
-  /** True for the baseline itself: nothing to compare. */
-  isBaseline: boolean;
-  required: boolean;
-  /** False when a required check found an early divergence or could not judge. */
-  valid: boolean;
-  reason: string | null;
-  comparison: LosslessComparison | null;
-}
+export type { LosslessRecord };
 
 export function writeLosslessAnswers(dir: string, answers: LosslessAnswers): void {
   writeJsonAtomic(join(dir, LOSSLESS_ANSWERS_FILE), answers);
