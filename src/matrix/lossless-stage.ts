@@ -77,11 +77,13 @@ export interface LosslessJudgement {
 export async function judgeMatrixLossless(opts: {
   plan: Plan;
   baseline: string;
+  /** The baseline config's directory (read even when the baseline did not run this time, e.g. --only). */
+  baselineDir: string;
+  /** The configs that ran: each gets its lossless.json. */
   configs: { name: string; dir: string }[];
 }): Promise<LosslessJudgement> {
   const l = opts.plan.lossless!;
-  const base = opts.configs.find((c) => c.name === opts.baseline);
-  const baseAnswers = base ? await readLosslessAnswers(base.dir) : null;
+  const baseAnswers = await readLosslessAnswers(opts.baselineDir);
   const lines: string[] = [];
   const invalid: LosslessJudgement['invalid'] = [];
   for (const c of opts.configs) {

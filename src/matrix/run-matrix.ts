@@ -236,9 +236,12 @@ async function judgeLossless(
 ): Promise<void> {
   const ran = outcomes.filter((o) => o.status === 'completed' && o.completedLevels.length > 0);
   const configs = ran.map((o) => ({ name: o.name, dir: o.dir }));
-  if (!configs.some((c) => c.name === baseline))
-    configs.unshift({ name: baseline, dir: join(matrixDir, baseline) });
-  const judged = await judgeMatrixLossless({ plan, baseline, configs });
+  const judged = await judgeMatrixLossless({
+    plan,
+    baseline,
+    baselineDir: join(matrixDir, baseline),
+    configs,
+  });
   print(`${judged.lines.join('\n')}\n`);
   for (const bad of judged.invalid) {
     const o = outcomes.find((x) => x.name === bad.name);

@@ -80,15 +80,23 @@ function eventsFor(spec: GenerationSpec, id: string, created: number): StreamRen
   return spec.renderer ? spec.renderer(identity) : new SseEvents(identity);
 }
 
-/** The ids a step emits: the scheduler's draws, or the prompt's greedy tokens for a greedy request. */
+/**
+ * The ids a step emits: the scheduler's draws, or the prompt's greedy tokens for a greedy request;
+ * also kept in `kept` (a non-streamed answer's output_ids) when given.
+ */
 function emittedIds(
   spec: GenerationSpec,
   r: SimRequest,
   drawn: number[],
   divergeAt: number | null,
+  kept: number[] | null,
 ): number[] {
-  if (spec.greedyKey === null) return drawn;
-  return greedyTokenIds(spec.greedyKey, r.generated - drawn.length, drawn.length, divergeAt);
+  const ids =
+    spec.greedyKey === null
+      ? drawn
+      : greedyTokenIds(spec.greedyKey, r.generated - drawn.length, drawn.length, divergeAt);
+  if (kept) for (const id of ids) kept.push(id);
+  return ids;
 }
 
 /** A non-streaming answer: one body, recorded as one chunk of all the tokens. */
@@ -118,8 +126,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
   const outputIds: number[] = [];
   const onTokens = (r: SimRequest, drawn: number[]) => {
     if (ended) return;
-    const ids = emittedIds(spec, r, drawn, hooks.divergeAt);
-    if (writer === null && spec.api === 'native') outputIds.push(...ids);
+    const ids = emittedIds(spec, r, drawn, hooks.divergeAt, writer === null ? outputIds : null);
     let piece = '';
     for (let i = 0; i < ids.length; i++) piece += ` ${word(ids[i])}`;
     // only the native API sends the cumulative text on every event; the others need it only at the end
