@@ -21,6 +21,7 @@ import { checkSmoke } from './checks/smoke-check.js';
 import { checkTools } from './checks/tools.js';
 import { displayUrl, finding, newCheckContext } from './context.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
+import { losslessFindings } from './lossless-reference.js';
 import { buildVerifiedTarget, METRICS_START_KEY, readMetricsStartTimeS } from './verified-target.js';
 
 export const DEFAULT_TARGET_URL = 'http://127.0.0.1:30000';
@@ -31,6 +32,8 @@ export interface RunCheckpointOptions {
   host?: ProcessHost;
   signal?: AbortSignal;
   onProgress?: (line: string) => void;
+  /** Write the server's greedy answers to this lossless reference file (after the other checks). */
+  recordReference?: string;
 }
 
 /** Request headers for the target: plan headers plus the Bearer key from api_key_env (never logged). */
@@ -109,6 +112,7 @@ export async function runCheckpoint(
         out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, facts), [], out)));
       else if (plan.expect.smoke)
         out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
+      out.push(...(await losslessFindings(ctx, opts.recordReference)));
     } else {
       for (const key of Object.keys(plan.expect.config)) {
         out.push(

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   BG_E_RUN_DIR: 'a directory is not a benchgate run or cannot be written',
   BG_E_IMPORT: 'a file to import is not in the expected format',
   BG_E_TOKENIZER: 'the server tokenizer gave no usable token count',
+  BG_E_REFERENCE: 'a lossless reference file cannot be read, is not one, or cannot be written',
   // target / transport (also used in request records)
   BG_E_CONNECT: 'could not connect to the target',
   BG_E_HTTP_STATUS: 'the target answered with a non-success HTTP status',

@@ -21,6 +21,12 @@ import { estimateMatrix, renderPlanPreview } from './estimate.js';
 import { checkGpuRelease } from './gpu-release.js';
 import { type LaunchedServer, launchServer, SERVER_OUTPUT_FILE } from './launch.js';
 import { checkLeftovers, checkPreviousGroup } from './leftovers.js';
+import {
+  collectConfigAnswers,
+  judgeMatrixLossless,
+  losslessBaseline,
+  losslessEnabled,
+} from './lossless-stage.js';
 import { processGroupMembers } from './process-table.js';
 import type { MatrixStages } from './stages.js';
 import {
@@ -139,6 +145,7 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
     selected = specs.filter((s) => opts.only!.includes(s.name));
   }
   const configs: ResolvedConfig[] = selected.map((s) => resolveConfig(plan, s, where));
+  const losslessBase = losslessBaseline(plan, where);
 
   let matrixDir: string;
   let state: MatrixState;
@@ -194,6 +201,7 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
     );
   }
 
+  if (losslessBase) await judgeLossless(plan, losslessBase, matrixDir, outcomes, print);
   const completed = outcomes.filter((o) => o.status === 'completed' && o.completedLevels.length > 0);
   let comparison: MatrixResult['comparison'] = null;
   let comparisonError: string | null = null;
@@ -216,6 +224,36 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
     }
   }
   return { matrixDir, cancelled: signal.aborted, configs: outcomes, comparison, comparisonError };
+}
+
+/** Compares every completed config's greedy answers with the baseline's; a required check fails the divergent ones. */
+async function judgeLossless(
+  plan: Plan,
+  baseline: string,
+  matrixDir: string,
+  outcomes: ConfigOutcome[],
+  print: (text: string) => void,
+): Promise<void> {
+  const ran = outcomes.filter((o) => o.status === 'completed' && o.completedLevels.length > 0);
+  const configs = ran.map((o) => ({ name: o.name, dir: o.dir }));
+  const judged = await judgeMatrixLossless({
+    plan,
+    baseline,
+    baselineDir: join(matrixDir, baseline),
+    configs,
+  });
+  print(`${judged.lines.join('\n')}\n`);
+  for (const bad of judged.invalid) {
+    const o = outcomes.find((x) => x.name === bad.name);
+    if (!o) continue;
+    o.status = 'failed';
+    o.failure = {
+      stage: 'lossless',
+      code: 'BG_E_CHECK_FAILED',
+      message: `config "${bad.name}": ${bad.reason}`,
+      evidence: bad.evidence,
+    };
+  }
 }
 
 interface RunContext extends RunMatrixOptions {
@@ -475,6 +513,16 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     if (after.action === 'discard') await supersede(configDir, st, after.reason, log);
     st.verifiedConfigHash = hash;
     await save();
+    if (losslessEnabled(config.plan)) {
+      const line = await collectConfigAnswers({
+        plan: config.plan,
+        url: config.url,
+        verifiedTarget: checkpoint.verifiedTarget,
+        configDir,
+        signal: ctx.signal,
+      });
+      log(`  ${line}`);
+    }
 
     // 4. One session of the server (detection, smoke, tokenizer, one clock anchor), then the sweep,
     // one level at a time, each level in its own run directory, with a drift check after each.

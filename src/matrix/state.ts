@@ -13,8 +13,8 @@ export const MATRIX_STATE_FILE = 'matrix-state.json';
 export type ConfigStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
 
 export interface ConfigFailure {
-  /** Which stage failed: launch, ready, checkpoint, sweep, teardown, leftovers. */
-  stage: 'launch' | 'ready' | 'checkpoint' | 'sweep' | 'teardown' | 'leftovers' | 'plan';
+  /** Which stage failed: launch, ready, checkpoint, sweep, teardown, leftovers, lossless (a required check). */
+  stage: 'launch' | 'ready' | 'checkpoint' | 'sweep' | 'teardown' | 'leftovers' | 'plan' | 'lossless';
   code: ErrorCode;
   message: string;
   /** Evidence lines: failing finding ids, log excerpts with line numbers, PIDs. */

@@ -18,13 +18,13 @@ describe('judgeClientLimit', () => {
   it('flags a lagging event loop of a busy client and says by how much', () => {
     const v = judgeClientLimit({ eventLoopDelayP99Ms: 35.25, cpuPercentOfOneCore: 60 });
     expect(v.clientLimited).toBe(true);
-    expect(v.reason).toBe('event-loop delay p99 35.3 ms > 20 ms');
+    expect(v.reason).toBe('event-loop lag p99 35.3 ms > 10 ms');
   });
 
   it('calls lag with an idle client timing noise from the host, not a client limit', () => {
     const v = judgeClientLimit({ eventLoopDelayP99Ms: 35.25, cpuPercentOfOneCore: 12 });
     expect(v.clientLimited).toBe(false);
-    expect(v.timingNoise).toContain('event-loop delay p99 35.3 ms > 20 ms with client CPU only 12%');
+    expect(v.timingNoise).toContain('event-loop lag p99 35.3 ms > 10 ms with client CPU only 12%');
   });
 
   it('flags a saturated core and reports both reasons when both apply', () => {

@@ -444,7 +444,7 @@ describe('client self-check and validity', () => {
       eventLoopDelayP99Ms: 48,
       cpuPercentOfOneCore: 55,
       clientLimited: true,
-      reason: 'event-loop delay p99 48.0 ms > 20 ms',
+      reason: 'event-loop lag p99 48.0 ms > 10 ms',
     });
   });
 

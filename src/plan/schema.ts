@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { parseDurationS } from '../core/clock.js';
+import { losslessSchema } from './lossless-schema.js';
 import { SLO_PRESET_NAMES } from './slo-presets.js';
 
 const positiveInt = z.number().int().positive();
@@ -513,6 +514,7 @@ export const planSchema = z
       .array(configSchema)
       .optional()
       .describe('Matrix: server configurations that `benchgate run` launches in turn.'),
+    lossless: losslessSchema.optional(),
   })
   .strict();
 

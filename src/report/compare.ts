@@ -9,6 +9,7 @@ import type { Validity, ValidityReason } from '../metrics/validity.js';
 import type { LoadedRun } from '../results/layout.js';
 import { diffConfigs } from './comparability.js';
 import { compareLevelKeys, levelId, levelLabel } from './levels.js';
+import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS, tailNote } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
 import { steadyRows } from './steady-model.js';
@@ -244,6 +245,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
           return { level: l.level, summary: l, flags };
         }),
     })),
+    lossless: losslessRows(runs),
   };
 }
 

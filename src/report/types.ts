@@ -4,6 +4,7 @@
 import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
+import type { LosslessRow } from './lossless-section.js';
 import type { ComparisonValidity } from './validity.js';
 
 export type MetricId =
@@ -130,4 +131,6 @@ export interface Comparison {
   }[];
   /** Per-level points for charts: every level each run has, flagged or not. */
   series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
+  /** Lossless verdicts of the runs that carry one (lossless-section.ts); absent or empty when none. */
+  lossless?: LosslessRow[];
 }

@@ -84,6 +84,8 @@ export interface LevelFacts {
   ttftMs: Distribution | null;
   tpotMs: Distribution | null;
   chunkItlMs: Distribution | null;
+  /** The tool's ITL when it was per token (SGLang's native backend); absent when it was per chunk. */
+  tokenItlMs?: Distribution | null;
   e2eMs: Distribution | null;
   requestsPerS: number;
   inputTokensPerS: number;
@@ -103,7 +105,7 @@ export function levelSummaryFrom(f: LevelFacts): LevelSummary {
     ttftMs: f.ttftMs,
     ttftContentMs: null,
     chunkItlMs: f.chunkItlMs,
-    tokenItlMs: null,
+    tokenItlMs: f.tokenItlMs ?? null,
     tpotMs: f.tpotMs,
     e2eMs: f.e2eMs,
     e2eInclQueueMs: null,
@@ -132,6 +134,18 @@ export function levelSummaryFrom(f: LevelFacts): LevelSummary {
   };
 }
 
+/** `tokens` spread evenly over `chunks` chunks, the remainder on the last. */
+function spreadTokens(tokens: number, chunks: number): number[] {
+  const per = Math.floor(tokens / chunks);
+  return Array.from({ length: chunks }, (_, k) => (k === chunks - 1 ? tokens - per * (chunks - 1) : per));
+}
+
+/** The first chunk carries what the counted later chunks did not (at least one token). */
+function countedChunkTokens(tokens: number, later: number[]): number[] {
+  const rest = later.reduce((a, b) => a + b, 0);
+  return [Math.max(1, tokens - rest), ...later];
+}
+
 /**
  * Request records rebuilt from per-request details (seconds): send at `startS` (0 when unknown), first token
  * after `ttftS`, then one chunk per ITL gap; the output token count is spread over the chunks. Appended to
@@ -148,6 +162,8 @@ export function appendRecordsFromDetails(
     errors: string[] | null;
     startsS: number[] | null;
     latenciesS: number[] | null;
+    /** Tokens each ITL gap's chunk carried (the first chunk gets the rest); null: spread evenly. */
+    gapTokens?: number[][] | null;
   },
 ): void {
   const firstId = out.length;
@@ -159,10 +175,8 @@ export function appendRecordsFromDetails(
     const chunkMs = [sentMs + d.ttftsS[i] * 1000];
     for (const g of gaps) chunkMs.push(chunkMs[chunkMs.length - 1] + g * 1000);
     const tokens = d.outputLens[i] ?? 0;
-    const per = Math.floor(tokens / chunkMs.length);
-    const chunkTokens = chunkMs.map((_, k) =>
-      k === chunkMs.length - 1 ? tokens - per * (chunkMs.length - 1) : per,
-    );
+    const counted = d.gapTokens?.[i];
+    const chunkTokens = counted ? countedChunkTokens(tokens, counted) : spreadTokens(tokens, chunkMs.length);
     const ok = err === '' && tokens > 0 && d.ttftsS[i] > 0;
     const endMs = d.latenciesS ? sentMs + d.latenciesS[i] * 1000 : chunkMs[chunkMs.length - 1];
     out.push({
@@ -175,7 +189,7 @@ export function appendRecordsFromDetails(
       headersMs: null,
       chunkMs: ok ? chunkMs : [],
       chunkTokens: ok ? chunkTokens : [],
-      chunkTokenSource: 'server-total-distributed',
+      chunkTokenSource: counted ? 'server-per-chunk' : 'server-total-distributed',
       firstContentMs: ok ? chunkMs[0] : null,
       endMs,
       inputTokensServer: d.inputLens?.[i] ?? null,
@@ -197,6 +211,7 @@ export function importManifest(opts: {
   tool: 'sglang-bench-serving' | 'vllm-bench-serve';
   file: string;
   definitions: string;
+  itl?: 'token' | 'chunk';
   name: string;
   levels: LevelKey[];
   workload: { inputTokens?: number | null; outputTokens?: number | null; dataset?: string | null };
@@ -224,7 +239,12 @@ export function importManifest(opts: {
     checkpoint: null,
     forced: null,
     tokenizer: null,
-    source: { tool: opts.tool, file: basename(opts.file), definitions: opts.definitions },
+    source: {
+      tool: opts.tool,
+      file: basename(opts.file),
+      definitions: opts.definitions,
+      ...(opts.itl ? { itl: opts.itl } : {}),
+    },
     startedAt: opts.startedAt,
     finishedAt: null,
   };

@@ -1,10 +1,12 @@
 // Imports of SGLang bench_serving JSONL and vLLM bench serve JSON, written here in the exact shapes those
 // tools produce (their documented key sets), then read back and compared like any benchgate run.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BenchgateError } from '../core/errors.js';
+import { parsePythonJson } from '../core/python-json.js';
 import { compareRuns } from '../report/compare.js';
 import { writeImportedRun } from './import-common.js';
 import { importSglang } from './import-sglang.js';
@@ -20,8 +22,9 @@ function details(n: number, ttftS: number, itlS: number, tokens: number) {
     input_lens: Array(n).fill(1024),
     output_lens: Array(n).fill(tokens),
     ttfts: Array.from({ length: n }, (_, i) => ttftS * (0.9 + (0.2 * i) / n)),
+    // one token per chunk: every gap differs (a per-token run of equal gaps would be one chunk)
     itls: Array.from({ length: n }, (_, i) =>
-      Array(tokens - 1).fill(itlS * (0.9 + (0.2 * ((i * 7) % n)) / n)),
+      Array.from({ length: tokens - 1 }, (_, k) => itlS * (0.9 + (0.2 * ((i * 7) % n)) / n) * (1 + k / 1000)),
     ),
     generated_texts: Array(n).fill('x'),
     errors: Array(n).fill(''),
@@ -144,12 +147,39 @@ describe('importSglang', () => {
     const l = run.summary.levels[1];
     expect(l.throughput.outputTokensPerS).toBe(200);
     expect(l.ttftMs!.percentiles).toEqual({ p50: 118.0, p99: 150.9 });
-    expect(l.chunkItlMs!.percentiles.p95).toBe(64.0);
+    // backend sglang = the native client, whose ITL is per token (filed as token ITL, not chunk ITL)
+    expect(l.tokenItlMs!.percentiles.p95).toBe(64.0);
+    expect(l.chunkItlMs).toBeNull();
     expect(l.speculative).toMatchObject({ acceptanceLength: 2.71, source: 'metrics-gauge' });
     expect(run.manifest.source.tool).toBe('sglang-bench-serving');
-    expect(run.manifest.source.definitions).toContain('chunk ITL');
+    expect(run.manifest.source.itl).toBe('token');
+    expect(run.manifest.source.definitions).toContain('token ITL');
     expect(run.records).toEqual([]);
     expect(run.warnings.join(' ')).toContain('--output-details');
+  });
+
+  it('files the OpenAI backends as chunk ITL without an acceptance length, token ITL with one', () => {
+    const line = (accept: number | null) =>
+      JSON.stringify({
+        ...(parsePythonJson(sglangLine(1, 62.4, false)) as object),
+        backend: 'sglang-oai',
+        accept_length: accept,
+      });
+    const plain = importSglang(line(null), 'oai.jsonl');
+    expect(plain.summary.levels[0].chunkItlMs!.percentiles.p95).toBe(64.0);
+    expect(plain.summary.levels[0].tokenItlMs).toBeNull();
+    expect(plain.manifest.source.itl).toBe('chunk');
+    const spec = importSglang(line(2.5), 'oai-spec.jsonl');
+    expect(spec.summary.levels[0].tokenItlMs!.percentiles.p95).toBe(64.0);
+    expect(spec.manifest.source.definitions).toContain('retokenized');
+  });
+
+  it('reads an older bench_serving whose sglang backend wrote one ITL entry per chunk as chunk ITL', () => {
+    const o = parsePythonJson(sglangLine(4, 62.4, true)) as { itls: number[][] };
+    o.itls = o.itls.map((l: number[]) => l.filter((_: number, k: number) => k % 3 === 0));
+    const run = importSglang(JSON.stringify(o), 'old.jsonl');
+    expect(run.manifest.source.itl).toBe('chunk');
+    expect(run.summary.levels[0].chunkItlMs).not.toBeNull();
   });
 
   it('rebuilds request records from --output-details so comparisons get CIs', async () => {

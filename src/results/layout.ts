@@ -9,6 +9,7 @@
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
+import type { LosslessRecord } from '../metrics/lossless.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
@@ -41,6 +42,8 @@ export interface Manifest {
     tool: 'benchgate' | 'sglang-bench-serving' | 'vllm-bench-serve';
     file?: string;
     definitions?: string;
+    /** Imports: whether the tool's ITL figures were per token or per chunk (see the importer). */
+    itl?: 'token' | 'chunk';
   };
   startedAt: string;
   finishedAt: string | null;
@@ -61,4 +64,6 @@ export interface LoadedRun {
   records: RequestRecord[];
   /** Things the reader tolerated and the user should know (truncated requests file, missing summary). */
   warnings: string[];
+  /** The lossless verdict (lossless.json) when the run has one. */
+  lossless?: LosslessRecord | null;
 }

@@ -9,6 +9,7 @@ import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import { readLosslessRecord } from './lossless-file.js';
 
 async function readText(path: string): Promise<string | null> {
   try {
@@ -121,7 +122,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     if (parsed.warning) warnings.push(parsed.warning);
   }
   const name = manifest?.name || summary.name || basename(abs);
-  return { name, dir: abs, manifest, summary, records, warnings };
+  return { name, dir: abs, manifest, summary, records, warnings, lossless: await readLosslessRecord(abs) };
 }
 
 async function isRunDir(dir: string): Promise<boolean> {

@@ -61,6 +61,7 @@ export class Admission {
     if (sentHttpError(d.faults, d.faultRng, res, d.sendError)) return;
     serveGeneration(res, spec, {
       fault: spec.stream ? drawStreamFault(d.faults, d.faultRng) : null,
+      divergeAt: d.served.specAlgorithm ? d.faults.specDivergeAt : null,
       rng: d.faultRng,
       createRequest: (s, onTokens) => this.newRequest(s, onTokens),
       submit: (r) => d.process.scheduler.submit(r),

@@ -17,6 +17,8 @@ export interface Faults {
   configDrift: boolean;
   /** Restart the simulated process after this many generation requests (0 = never). */
   restartAfter: number;
+  /** Under speculative decoding, greedy output tokens from this 0-based position differ (null = off). */
+  specDivergeAt: number | null;
 }
 
 export const FAULT_NAMES = [
@@ -29,6 +31,7 @@ export const FAULT_NAMES = [
   'stale-log',
   'config-drift',
   'restart-after',
+  'spec-diverge',
 ] as const;
 
 export function noFaults(): Faults {
@@ -42,6 +45,7 @@ export function noFaults(): Faults {
     staleLog: false,
     configDrift: false,
     restartAfter: 0,
+    specDivergeAt: null,
   };
 }
 
@@ -105,6 +109,13 @@ export function parseFaults(specs: string[] | undefined): Faults {
         if (value === undefined || !Number.isInteger(n) || n < 1)
           throw bad(spec, 'a positive whole number of requests, e.g. restart-after=50');
         f.restartAfter = n;
+        break;
+      }
+      case 'spec-diverge': {
+        const n = Number(value);
+        if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < 0)
+          throw bad(spec, 'a token position (a whole number from 0), e.g. spec-diverge=8');
+        f.specDivergeAt = n;
         break;
       }
       default:

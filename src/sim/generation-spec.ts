@@ -19,6 +19,11 @@ export interface GenerationSpec {
   specGuessTokens: number;
   /** The flavour's own stream shapes (default SseEvents). */
   renderer?: (id: StreamIdentity) => StreamRenderer;
+  /**
+   * Set for greedy requests (temperature 0): the hash of the prompt their output is derived from
+   * (greedy-tokens.ts), so the same prompt gets the same tokens; null for sampled requests.
+   */
+  greedyKey: number | null;
 }
 
 /** Which stream fault (if any) hits this request, decided at arrival. */

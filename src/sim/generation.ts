@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { monoNowMs } from '../core/clock.js';
 import type { Rng } from '../core/seeded-random.js';
 import type { GenerationSpec, StreamFault } from './generation-spec.js';
+import { greedyTokenIds } from './greedy-tokens.js';
 import { SSE_DONE, sendJson, startSse } from './http-util.js';
 import type { SimRequest } from './request.js';
 
@@ -25,6 +26,8 @@ export interface GenerationHooks {
   finished(req: SimRequest, ok: boolean): void;
   track(res: ServerResponse): void;
   fault: StreamFault;
+  /** spec-diverge: greedy output position from which tokens are corrupted; null when the fault is off. */
+  divergeAt: number | null;
   rng: Rng;
 }
 
@@ -77,6 +80,25 @@ function eventsFor(spec: GenerationSpec, id: string, created: number): StreamRen
   return spec.renderer ? spec.renderer(identity) : new SseEvents(identity);
 }
 
+/**
+ * The ids a step emits: the scheduler's draws, or the prompt's greedy tokens for a greedy request;
+ * also kept in `kept` (a non-streamed answer's output_ids) when given.
+ */
+function emittedIds(
+  spec: GenerationSpec,
+  r: SimRequest,
+  drawn: number[],
+  divergeAt: number | null,
+  kept: number[] | null,
+): number[] {
+  const ids =
+    spec.greedyKey === null
+      ? drawn
+      : greedyTokenIds(spec.greedyKey, r.generated - drawn.length, drawn.length, divergeAt);
+  if (kept) for (const id of ids) kept.push(id);
+  return ids;
+}
+
 /** A non-streaming answer: one body, recorded as one chunk of all the tokens. */
 function sendWhole(res: ServerResponse, r: SimRequest, body: unknown): void {
   r.chunkWriteMs.push(monoNowMs());
@@ -101,8 +123,10 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     hooks.finished(req, ok);
   };
 
-  const onTokens = (r: SimRequest, ids: number[]) => {
+  const outputIds: number[] = [];
+  const onTokens = (r: SimRequest, drawn: number[]) => {
     if (ended) return;
+    const ids = emittedIds(spec, r, drawn, hooks.divergeAt, writer === null ? outputIds : null);
     let piece = '';
     for (let i = 0; i < ids.length; i++) piece += ` ${word(ids[i])}`;
     // only the native API sends the cumulative text on every event; the others need it only at the end
@@ -110,7 +134,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     const done = r.state === 'done';
     if (writer === null) {
       if (done) {
-        sendWhole(res, r, completeBody(spec, r, text, idPrefix + r.id, created));
+        sendWhole(res, r, completeBody(spec, r, { text, outputIds }, idPrefix + r.id, created));
         finish(true);
       }
       return;

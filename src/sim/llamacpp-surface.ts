@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
+import { promptKey } from './greedy-tokens.js';
 import { sendJson, sendText } from './http-util.js';
 import { LLAMACPP_BUILD_INFO, llamacppConfig } from './llamacpp-args.js';
 import { LlamacppEvents } from './llamacpp-events.js';
@@ -100,6 +101,7 @@ function completionRoute(path: string, chat: boolean): Route {
       continuousUsage: false,
       specGuessTokens: specGuessTokens(ctx.served),
       renderer: (id) => new LlamacppEvents(id, includeUsage),
+      greedyKey: body.temperature === 0 ? promptKey(text) : null,
     });
   });
 }

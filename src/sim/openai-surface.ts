@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
+import { promptKey } from './greedy-tokens.js';
 import { sendJson, sendVllmError } from './http-util.js';
 import { specGuessTokens } from './served-config.js';
 import { applyChatTemplate, type ChatMessage, tokenize } from './tokenizer.js';
@@ -68,6 +69,7 @@ function completionRoute(path: string, chat: boolean): Route {
         includeUsage: so.include_usage === true,
         continuousUsage: so.continuous_usage_stats === true,
         specGuessTokens: specGuessTokens(ctx.served),
+        greedyKey: body.temperature === 0 ? promptKey(chat ? body.messages : body.prompt) : null,
       });
     },
   };

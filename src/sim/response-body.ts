@@ -41,11 +41,12 @@ function metaInfo(req: SimRequest, spec: GenerationSpec): Record<string, unknown
 export function completeBody(
   spec: GenerationSpec,
   r: SimRequest,
-  text: string,
+  output: { text: string; outputIds: number[] },
   id: string,
   created: number,
 ): unknown {
-  if (spec.api === 'native') return { text, output_ids: [], meta_info: metaInfo(r, spec) };
+  const text = output.text;
+  if (spec.api === 'native') return { text, output_ids: output.outputIds, meta_info: metaInfo(r, spec) };
   const base = { id, created, model: spec.model };
   if (spec.api === 'chat') {
     return {

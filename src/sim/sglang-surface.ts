@@ -18,6 +18,7 @@ import {
   sglangStartLines,
 } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
+import { promptKey } from './greedy-tokens.js';
 import { sendJson, sendOpenAiError, sendText } from './http-util.js';
 import { sglangMetrics } from './metrics-text.js';
 import { openAiRoutes } from './openai-surface.js';
@@ -93,6 +94,7 @@ const GENERATE_ROUTE: Route = {
       includeUsage: false,
       continuousUsage: false,
       specGuessTokens: specGuessTokens(ctx.served),
+      greedyKey: sp.temperature === 0 ? promptKey(body.text ?? body.input_ids) : null,
     });
   },
 };

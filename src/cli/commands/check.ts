@@ -1,5 +1,5 @@
-// `benchgate check PLAN [--json] [--format text|markdown|json]`: run the checkpoint and print the
-// findings. Exit 0 when every required check passes, 1 when any fails, 2 on a usage error.
+// `benchgate check PLAN [--json] [--format text|markdown|json] [--record-reference FILE]`: run the
+// checkpoint and print the findings (with the lossless reference comparison or recording). Exit 0 when every required check passes, 1 when any fails, 2 on a usage error.
 
 import type { Command } from 'commander';
 import { renderJson } from '../../checkpoint/render-json.js';
@@ -23,8 +23,12 @@ export function registerCheck(program: Command): void {
     .argument('<plan>', 'plan file (YAML or JSON)')
     .option('--json', 'print the findings and verified target as JSON (same as --format json)')
     .option('--format <format>', 'output format: text, markdown or json', 'text')
+    .option(
+      '--record-reference <file>',
+      "write the server's greedy answers to the lossless prompts to FILE, for a later check with lossless.reference",
+    )
     .action(
-      action(async (planPath: string, o: { json?: boolean; format: string }) => {
+      action(async (planPath: string, o: { json?: boolean; format: string; recordReference?: string }) => {
         const format = (o.json ? 'json' : o.format) as Format;
         if (!FORMATS.includes(format)) {
           throw new BenchgateError(
@@ -40,6 +44,7 @@ export function registerCheck(program: Command): void {
           const { report, verifiedTarget } = await runCheckpoint({
             plan,
             signal: controller.signal,
+            recordReference: o.recordReference,
             onProgress: format === 'json' ? undefined : (line) => process.stderr.write(`${line}\n`),
           });
           const out =

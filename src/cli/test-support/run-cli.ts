@@ -1,0 +1,25 @@
+// Test helper: the real CLI, from source, in its own process (NO_COLOR), with its exit code and output.
+
+import { spawn } from 'node:child_process';
+
+const MAIN = new URL('../main.ts', import.meta.url).pathname;
+
+export function runCli(
+  args: string[],
+  opts: { cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

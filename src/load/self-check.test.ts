@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_LOOP_RESOLUTION_MS, lagFromRecordedMs, startSelfCheck } from './self-check.js';
+
+describe('client self-check', () => {
+  it('reports the lag beyond the sampling interval, not the interval itself', () => {
+    // an idle loop records one firing per interval: no lag
+    expect(lagFromRecordedMs(EVENT_LOOP_RESOLUTION_MS, EVENT_LOOP_RESOLUTION_MS)).toBe(0);
+    expect(lagFromRecordedMs(23.5, 10)).toBe(13.5);
+    // timer granularity can fire a hair early: never a negative lag
+    expect(lagFromRecordedMs(9.8, 10)).toBe(0);
+  });
+
+  it('reads a lag and a CPU share from a real event loop', async () => {
+    const check = startSelfCheck();
+    await new Promise((r) => setTimeout(r, 60));
+    const reading = check.stop();
+    expect(reading.eventLoopDelayP99Ms).not.toBeNull();
+    expect(reading.eventLoopDelayP99Ms!).toBeGreaterThanOrEqual(0);
+    expect(reading.cpuPercentOfOneCore).not.toBeNull();
+  });
+});
