@@ -31,6 +31,7 @@ import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { createRunStore, type RunStore } from '../results/run-store.js';
+import { waitForServer } from './server-wait.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
 export type BeforeLoadResult = CheckpointOutcome;
@@ -211,7 +212,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const { plan, url, headers } = opts;
   const progress = opts.progress ?? silentProgress;
   const timeouts = streamTimeouts(plan);
-  const http = listingOnce(createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs }));
+  const rawHttp = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs });
+  const http = listingOnce(rawHttp);
   // the gate first: its health check honours expect.wait, so a loading server is waited for
   const { checkpoint, forced } = await passGate(opts, progress);
   const ids = await listModels(http);
@@ -303,6 +305,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     headers,
     timeouts,
     http,
+    rawHttp,
     adapter,
     params,
     tokenizer,
@@ -386,6 +389,8 @@ interface SweepContext {
   headers: Record<string, string>;
   timeouts: StreamTimeouts;
   http: TargetHttp;
+  /** Uncached: polled when the server stops answering mid-run. */
+  rawHttp: TargetHttp;
   adapter: EngineAdapter;
   params: (p: PromptItem) => GenerationParams;
   tokenizer: PromptTokenizer;
@@ -399,6 +404,8 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   const durationS = plan.load.duration === undefined ? null : parseDurationS(plan.load.duration);
   const requests = plan.load.requests ?? (durationS === null ? 100 : null);
   let nextId = 0;
+  /** The previous level had failed requests or was invalid (a restart, say): check the server first. */
+  let troubled = false;
   return async (li, o) => {
     const value = plan.load.levels[li];
     if (value === undefined) {
@@ -423,19 +430,42 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
           : null,
       errorStop: { rate: plan.load.error_stop.rate, minRequests: plan.load.error_stop.min_requests },
     };
+    // A server that restarted (or died) during the previous level is waited for, up to expect.wait.
+    const waitServer = () =>
+      waitForServer({
+        http: c.rawHttp,
+        plan,
+        progress: c.progress,
+        when: `before level ${levelWords(key)}`,
+        signal: o.signal,
+      });
+    if (troubled) await waitServer();
     // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
     const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
-    const prompts = await buildPrompts(
-      {
-        dataset: plan.workload.dataset,
-        inputTokens: plan.workload.input_tokens,
-        outputTokens: plan.workload.output_tokens,
-        seed: plan.workload.seed,
-      },
-      poolSize,
-      li,
-      c.tokenizer,
-    );
+    const build = () =>
+      buildPrompts(
+        {
+          dataset: plan.workload.dataset,
+          inputTokens: plan.workload.input_tokens,
+          outputTokens: plan.workload.output_tokens,
+          seed: plan.workload.seed,
+        },
+        poolSize,
+        li,
+        c.tokenizer,
+      );
+    let prompts: PromptItem[];
+    try {
+      prompts = await build();
+    } catch (e) {
+      // the server's tokenizer stopped answering (a restart while the prompts were counted): wait, once more
+      if (
+        !(e instanceof BenchgateError && e.code === 'BG_E_TOKENIZER' && /stopped answering/.test(e.message))
+      )
+        throw e;
+      await waitServer();
+      prompts = await build();
+    }
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
     // Open the level's connections first, so no measured TTFT includes a TCP handshake.
@@ -495,6 +525,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
     o.store.writeLevel(summary);
+    troubled = !summary.validity.valid || result.records.some((r) => r.error !== null);
     return { summary, interrupted, stop };
   };
 }
