@@ -45,16 +45,19 @@ function planFile(url: string, out: string, expectLines: string[]): string {
   return path;
 }
 
+const sglangSim = (fault: string) =>
+  startSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    flavor: 'sglang',
+    profile: 'fixed',
+    loadTimeS: 0,
+    faults: [fault],
+  });
+
 describe('bench CLI under start-up and error faults', () => {
   it('waits for a loading server (slow-start) within expect.wait before listing its models, with no model given', async () => {
-    const sim = await startSimulator({
-      host: '127.0.0.1',
-      port: 0,
-      flavor: 'sglang',
-      profile: 'fixed',
-      loadTimeS: 0,
-      faults: ['slow-start=8'], // longer than the CLI's own start-up
-    });
+    const sim = await sglangSim('slow-start=8'); // longer than the CLI's own start-up
     try {
       const out = mkdtempSync(join(tmpdir(), 'bg-cli-slow-'));
       const r = await bench([planFile(sim.url, out, ['wait: 30s']), '--json']);
@@ -68,14 +71,7 @@ describe('bench CLI under start-up and error faults', () => {
   });
 
   it('keeps a run directory with the checkpoint and the failure when the first request fails after the checkpoint passed (http-errors=1)', async () => {
-    const sim = await startSimulator({
-      host: '127.0.0.1',
-      port: 0,
-      flavor: 'sglang',
-      profile: 'fixed',
-      loadTimeS: 0,
-      faults: ['http-errors=1'],
-    });
+    const sim = await sglangSim('http-errors=1');
     try {
       await sim.ready;
       const out = mkdtempSync(join(tmpdir(), 'bg-cli-smoke-'));
