@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   BG_E_STREAM_ERROR_EVENT: 'the server sent an error event inside the stream',
   BG_E_SSE_EVENT_TOO_LARGE: 'one streamed event exceeded the size cap',
   BG_E_CROSS_ORIGIN_REDIRECT: 'the target redirected to another origin (scheme, host or port)',
+  BG_E_LEVEL_ERROR_RATE: "a level's error rate passed the plan's threshold (load.error_stop)",
+  BG_E_ALL_FAILED: 'every request of the run failed',
+  BG_E_SERVER_DOWN: 'the server stopped answering during the run and did not come back in time',
+  BG_E_NO_MODEL: 'the server lists no model to benchmark',
   // checkpoint / matrix
   BG_E_CHECK_FAILED: 'a required checkpoint check failed',
   BG_E_HOST: 'a command or file on the host could not be run or read',

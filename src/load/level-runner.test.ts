@@ -1,15 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamRequest } from '../client/stream-request.js';
 import {
   completionChunk,
   type ScriptedServer,
   sleep,
   startScriptedServer,
 } from '../client/test-support/scripted-server.js';
-import { planDefaultTimeouts } from '../client/test-support/timeouts.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LevelShape, runLevel, type SendArgs } from './level-runner.js';
+import { completionSender } from './test-send.js';
 
 let srv: ScriptedServer;
 let active = 0;
@@ -32,25 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-let nextId = 0;
-const send = (a: SendArgs): Promise<RequestRecord> =>
-  streamRequest({
-    baseUrl: srv.url,
-    request: {
-      method: 'POST',
-      path: '/v1/completions',
-      body: { prompt: 'x' },
-      tokenAccounting: 'openai-final-usage',
-    },
-    originMs: origin,
-    id: nextId++,
-    levelIndex: 0,
-    warmup: a.warmup,
-    scheduledAtMs: a.scheduledAtMs,
-    requestedOutputTokens: 1,
-    timeouts: planDefaultTimeouts(),
-    signal: a.signal,
-  });
+const send = completionSender(() => srv.url, { prompt: 'x' }, 1, origin);
 
 const shape = (s: Partial<LevelShape>): LevelShape => ({
   levelIndex: 0,

@@ -10,12 +10,20 @@
 // On interrupt (signal) in-flight requests are aborted and NOT recorded: only complete records count.
 // Sharded (shape.shard, see shard.ts): closed loop runs this shard's share of the streams, requests and
 // warmup; open loop walks the whole seeded schedule and sends only the arrivals this shard owns.
+//
+// Failures (failure-policy.ts): after a connect error, HTTP 5xx/429 or a reset, the next send waits a
+// capped exponential back-off with jitter. Closed loop: the worker that saw the failure waits before its
+// next send (its think time, not queue time: the request is due when it is sent). Open loop: the
+// schedule is kept; a request due while the back-off holds waits until it ends and keeps its due time,
+// so the wait shows as queue time. A level whose error rate passes the plan's threshold stops sending;
+// requests in flight finish and are recorded; `errorStop` says why.
 
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
+import { type BackoffSpec, type ErrorStop, type ErrorStopSpec, FailurePolicy } from './failure-policy.js';
 import { ownsArrival, type Shard, shareOf } from './shard.js';
 
 export interface LevelShape {
@@ -32,6 +40,10 @@ export interface LevelShape {
   shard?: Pick<Shard, 'index' | 'count'> | null;
   /** Measured phase of a replayed trace: send offsets (ms from the phase start) instead of drawn gaps. */
   scheduleMs?: number[] | null;
+  /** Back-off after failures that say the server is unavailable; null = send again at once. */
+  backoff?: BackoffSpec | null;
+  /** Error-rate stop; null = never stop on errors. */
+  errorStop?: ErrorStopSpec | null;
 }
 
 export interface SendArgs {
@@ -50,6 +62,8 @@ export interface LevelRunResult {
   /** Absolute monotonic ms of the measured phase's start and end. */
   measuredStartMs: number;
   measuredEndMs: number;
+  /** Set when the level stopped because its error rate passed the threshold. */
+  errorStop: ErrorStop | null;
 }
 
 export interface LevelRunOptions {
@@ -113,24 +127,38 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   const onInterrupt = (): void => stop.abort();
   opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   const state: PhaseState = { records: [], abortedByInterrupt: 0 };
+  const policy = new FailurePolicy(
+    shape.backoff ?? null,
+    shape.errorStop ?? null,
+    shape.seed * 7 + shape.levelIndex,
+  );
+  const halt = new AbortController(); // no new sends: interrupt or error-rate stop
+  setMaxListeners(0, halt.signal);
+  const onHalt = (): void => halt.abort();
+  opts.signal?.addEventListener('abort', onHalt, { once: true });
+  if (opts.signal?.aborted) halt.abort();
   let index = 0;
 
-  const sendOne = async (warmup: boolean, scheduledAtMs: number): Promise<void> => {
+  const sendOne = async (warmup: boolean, scheduledAtMs: number): Promise<number> => {
     const i = index++;
     const r = await opts.send({ index: i, warmup, scheduledAtMs, signal: stop.signal });
     if (stop.signal.aborted && r.error?.code === 'BG_E_ABORTED') {
       state.abortedByInterrupt++; // interrupted: not a complete record
-      return;
+      return 0;
     }
     if (opts.retainRecords !== false) state.records.push(r);
     opts.onRecord?.(r);
+    const delayMs = policy.observe(r);
+    if (policy.stopped) halt.abort();
+    return delayMs;
   };
 
   const interrupted = (): boolean => opts.signal?.aborted === true;
+  const halted = (): boolean => halt.signal.aborted;
 
   // warmup: same shape, bounded by count only, fully drained
-  if (shape.warmup > 0 && !interrupted()) {
-    await runPhase(shape, shape.warmup, null, true, sendOne, interrupted, opts.signal);
+  if (shape.warmup > 0 && !halted()) {
+    await runPhase(shape, shape.warmup, null, true, sendOne, halted, halt.signal);
   }
   const measuredStartMs = performance.now();
   const requests = shape.requests ?? (shape.durationMs === null ? 100 : null);
@@ -140,17 +168,19 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
     shape.durationMs,
     false,
     sendOne,
-    interrupted,
-    opts.signal,
+    halted,
+    halt.signal,
   );
   const measuredEndMs = performance.now();
   opts.signal?.removeEventListener('abort', onInterrupt);
+  opts.signal?.removeEventListener('abort', onHalt);
   return {
     records: state.records,
     inFlightAtEnd: interrupted() ? state.abortedByInterrupt : inFlightAtDeadline,
     interrupted: interrupted(),
     measuredStartMs,
     measuredEndMs,
+    errorStop: policy.stopped,
   };
 }
 
@@ -164,9 +194,9 @@ async function runPhase(
   count: number | null,
   durationMs: number | null,
   warmup: boolean,
-  sendOne: (warmup: boolean, scheduledAtMs: number) => Promise<void>,
-  interrupted: () => boolean,
-  interruptSignal: AbortSignal | undefined,
+  sendOne: (warmup: boolean, scheduledAtMs: number) => Promise<number>,
+  halted: () => boolean,
+  haltSignal: AbortSignal,
 ): Promise<number> {
   const start = performance.now();
   let issued = 0;
@@ -174,8 +204,10 @@ async function runPhase(
   let inFlightAtDeadline = 0;
   let deadlinePassed = false;
   const wake = new AbortController();
-  const onInterrupt = (): void => wake.abort();
-  interruptSignal?.addEventListener('abort', onInterrupt, { once: true });
+  const onHalt = (): void => wake.abort();
+  haltSignal.addEventListener('abort', onHalt, { once: true });
+  if (haltSignal.aborted) wake.abort();
+  let holdUntilMs = 0; // open loop: no send before this (back-off)
   const deadlineTimer =
     durationMs === null
       ? null
@@ -197,7 +229,7 @@ async function runPhase(
       : count;
   let arrivals = 0; // open loop: schedule positions walked, this shard's or not
   const mayStart = (): boolean =>
-    !interrupted() &&
+    !halted() &&
     !deadlinePassed &&
     (shape.level.kind === 'concurrency'
       ? closedCount === null || issued < closedCount
@@ -207,15 +239,17 @@ async function runPhase(
     ? new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal)
     : null;
   // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
-  const pending = new Set<Promise<void>>();
+  const pending = new Set<Promise<number>>();
   let failure: { error: unknown } | null = null;
-  const launch = (scheduledAtMs: number): Promise<void> => {
+  const launch = (scheduledAtMs: number): Promise<number> => {
     issued++;
     outstanding++;
     const p = (async () => {
       if (cap) await cap.acquire(); // time spent here is queue time: scheduledAtMs stays the due time
       try {
-        if (!interrupted()) await sendOne(warmup, scheduledAtMs);
+        // back-off hold (open loop): also queue time, the due time is kept
+        while (!halted() && performance.now() < holdUntilMs) await sleepUntil(holdUntilMs, wake.signal);
+        return halted() ? 0 : await sendOne(warmup, scheduledAtMs);
       } finally {
         cap?.release();
         outstanding--;
@@ -235,7 +269,10 @@ async function runPhase(
   if (shape.level.kind === 'concurrency') {
     const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
     const worker = async (): Promise<void> => {
-      while (mayStart()) await launch(performance.now());
+      while (mayStart()) {
+        const backoffMs = await launch(performance.now());
+        if (backoffMs > 0 && mayStart()) await sleepUntil(performance.now() + backoffMs, wake.signal);
+      }
     };
     await Promise.all(Array.from({ length: workers }, worker));
   } else {
@@ -244,13 +281,16 @@ async function runPhase(
     const replay = warmup ? null : (shape.scheduleMs ?? null);
     // a replayed schedule gives the next send's offset; its end ends the phase
     const gap = replay
-      ? () => (issued < replay.length ? start + replay[issued] - dueAt : Number.POSITIVE_INFINITY)
+      ? () => (arrivals < replay.length ? start + replay[arrivals] - dueAt : Number.POSITIVE_INFINITY)
       : drawn;
     let dueAt = start;
     while (mayStart()) {
       await sleepUntil(dueAt, wake.signal);
       if (!mayStart()) break;
-      if (!shard || ownsArrival(arrivals, shard)) void launch(dueAt);
+      if (!shard || ownsArrival(arrivals, shard))
+        void launch(dueAt).then((backoffMs) => {
+          if (backoffMs > 0) holdUntilMs = Math.max(holdUntilMs, performance.now() + backoffMs);
+        });
       arrivals++;
       dueAt += gap();
     }
@@ -258,6 +298,6 @@ async function runPhase(
   while (pending.size > 0) await Promise.allSettled(pending);
   if (failure) throw (failure as { error: unknown }).error;
   if (deadlineTimer) clearTimeout(deadlineTimer);
-  interruptSignal?.removeEventListener('abort', onInterrupt);
+  haltSignal.removeEventListener('abort', onHalt);
   return inFlightAtDeadline;
 }

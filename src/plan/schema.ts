@@ -274,6 +274,37 @@ export const loadSchema = z
       .nonnegative()
       .default(0)
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
+    backoff: z
+      .object({
+        initial_ms: z
+          .number()
+          .nonnegative()
+          .default(100)
+          .describe('Back-off after the first such failure in a row (ms); 0 turns back-off off.'),
+        max_ms: z.number().nonnegative().default(2000).describe('Cap on one back-off wait (ms).'),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'After a connect error, HTTP 5xx/429 or a reset, the next send waits min(max_ms, initial_ms·2^(k−1)) for the k-th such failure in a row, times a jitter in [0.5, 1]; a success resets k. Closed loop: the worker waits before its next send. Open loop: the schedule is kept and requests due during the wait are held; the hold counts as queue time.',
+      ),
+    error_stop: z
+      .object({
+        rate: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe('A level stops when more than this fraction of its requests failed (1 = never).'),
+        min_requests: positiveInt
+          .default(20)
+          .describe('Complete requests (warmup included) before the rate is judged.'),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'Error-rate stop: the level stops sending (BG_E_LEVEL_ERROR_RATE), keeps its records and is marked invalid. When no request of the level succeeded the server is taken as dead and later levels are not run.',
+      ),
   })
   .strict()
   .superRefine((l, ctx) => {

@@ -43,6 +43,15 @@ export interface RunBenchResult {
   interrupted: boolean;
   /** True when the embedded simulator was the target. */
   simulated: boolean;
+  /** At least one measured request was sent and none succeeded (`bench` exits 1). */
+  allFailed: boolean;
+}
+
+/** At least one measured request and not one success. */
+export function everyRequestFailed(levels: LevelSummary[]): boolean {
+  const failed = levels.reduce((n, l) => n + l.requests.failed, 0);
+  const ok = levels.reduce((n, l) => n + l.requests.completed, 0);
+  return failed > 0 && ok === 0;
 }
 
 /** Starts the embedded simulator (no simulated model-load wait unless asked) and waits until it serves. */
@@ -97,6 +106,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       force: opts.force,
       beforeLoad: opts.beforeLoad,
       shard,
+      failureOutDir: plan.output,
     });
     const baseName = plan.name ?? 'bench';
     const name = shard ? shardRunName(baseName, shard) : baseName;
@@ -116,6 +126,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     const levels: LevelSummary[] = [];
     let interrupted = false;
     let failure: string | null = null;
+    let deadStop: string | null = null;
     let summary: RunSummary;
     try {
       if (plan.load.kind === 'slo_search') {
@@ -136,6 +147,10 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         levels.push(r.summary);
         interrupted = r.interrupted;
         if (interrupted) break;
+        if (r.stop?.serverDead) {
+          deadStop = `${r.stop.message} [${r.stop.code}]`;
+          break;
+        }
       }
     } catch (e) {
       failure = e instanceof Error ? e.message : String(e);
@@ -144,6 +159,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       interrupted = interrupted || opts.signal?.aborted === true;
       summary = { schema: 'benchgate.summary/1', runId: store.runId, name, levels };
       if (failure !== null) summary.incomplete = { reason: `stopped by an error: ${failure}` };
+      else if (deadStop !== null) summary.incomplete = { reason: deadStop };
       else if (interrupted)
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
       store.writeSummary(summary, plan.percentiles);
@@ -154,7 +170,14 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       store.updateManifest({ finishedAt: new Date().toISOString() });
       store.close();
     }
-    return { runId: store.runId, runDir: store.dir, summary, interrupted, simulated: sim !== null };
+    return {
+      runId: store.runId,
+      runDir: store.dir,
+      summary,
+      interrupted,
+      simulated: sim !== null,
+      allFailed: everyRequestFailed(levels),
+    };
   } finally {
     destroyAgents();
     if (sim) await sim.close();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedServer } from '../client/test-support/scripted-server.js';
 import { silentProgress } from '../load/progress.js';
 import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
@@ -112,5 +113,46 @@ describe('openSession', () => {
         .map((l) => (JSON.parse(l) as RequestRecord).id),
     );
     expect(ids.sort((a, b) => a - b)).toEqual([...Array(12).keys()]); // ids continue across levels
+  });
+});
+
+describe('openSession model choice', () => {
+  const modelsAnswering = (status: number, body: unknown) =>
+    startScriptedServer({
+      '/v1/models': (_q, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      },
+    });
+  const open = (url: string) =>
+    openSession({
+      plan: planSchema.parse({
+        target: { url, engine: 'openai' },
+        output: mkdtempSync(join(tmpdir(), 'bg-m-')),
+      }),
+      url,
+      headers: {},
+      secrets: [],
+    });
+
+  it('calls a 200 with an empty model list a target error (BG_E_NO_MODEL), not a plan error', async () => {
+    const srv = await modelsAnswering(200, { object: 'list', data: [] });
+    try {
+      await expect(open(srv.url)).rejects.toMatchObject({ code: 'BG_E_NO_MODEL', exitCode: 1 });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('names the status of a non-200 /v1/models (BG_E_HTTP_STATUS) instead of "lists no model"', async () => {
+    const srv = await modelsAnswering(503, { error: 'loading' });
+    try {
+      await expect(open(srv.url)).rejects.toMatchObject({
+        code: 'BG_E_HTTP_STATUS',
+        message: expect.stringMatching(/answered HTTP 503/),
+      });
+    } finally {
+      await srv.close();
+    }
   });
 });

@@ -20,6 +20,7 @@ import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.js';
 import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
+import type { ErrorStop } from '../load/failure-policy.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
 import { type LevelShape, runLevel } from '../load/level-runner.js';
 import { buildLevelWorkload } from '../load/level-workload.js';
@@ -37,6 +38,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
+import { waitForServer } from './server-wait.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
 export type BeforeLoadResult = CheckpointOutcome;
@@ -58,10 +60,20 @@ export interface OpenSessionOptions {
   progress?: ProgressView;
   /** Run past failed required checkpoint findings (recorded in the manifest). */
   force?: boolean;
+  /** When preparation fails after the checkpoint passed, a run directory with both is written here. */
+  failureOutDir?: string;
   /** Checkpoint gate, called once before any load is sent. */
   beforeLoad?: (ctx: { url: string }) => Promise<BeforeLoadResult>;
   /** Send only this shard's share of every level (bench with JOB_COMPLETION_INDEX). */
   shard?: Shard | null;
+}
+
+/** A level that stopped on its error rate (BG_E_LEVEL_ERROR_RATE). */
+export interface LevelStop {
+  code: ErrorCode;
+  message: string;
+  /** No request of the level succeeded: the run should not go on (see docs/reliability.md). */
+  serverDead: boolean;
 }
 
 export interface LevelOutcome {
@@ -69,6 +81,7 @@ export interface LevelOutcome {
   interrupted: boolean;
   /** Shared-prefix workloads: configured and observed prefix-cache hit rates. */
   prefixCache: PrefixHitRates | null;
+  stop: LevelStop | null;
 }
 
 export interface RunLevelOptions {
@@ -153,22 +166,29 @@ function listingOnce(http: TargetHttp): TargetHttp {
 
 async function listModels(http: TargetHttp): Promise<string[]> {
   const doc = await http.request('/v1/models');
-  if (doc.error) {
+  if (doc.error || doc.status === null) {
     throw new BenchgateError(
       'BG_E_CONNECT',
-      `could not reach the target at ${http.baseUrl}: ${doc.error.message}.`,
+      `could not reach the target at ${http.baseUrl}: ${doc.error?.message ?? 'no answer'}.`,
+    );
+  }
+  if (doc.status !== 200) {
+    throw new BenchgateError(
+      'BG_E_HTTP_STATUS',
+      `GET ${http.baseUrl}/v1/models answered HTTP ${doc.status}; the model list is needed to choose a model (or name one with --model).`,
     );
   }
   const data = (doc.json as { data?: { id?: unknown }[] } | undefined)?.data;
   return Array.isArray(data) ? data.map((d) => d.id).filter((x): x is string => typeof x === 'string') : [];
 }
 
-function chooseModel(plan: Plan, url: string, ids: string[]): string {
-  const model = plan.target.model ?? ids[0] ?? null;
+/** plan.target.model, else the checkpoint's verified model, else the first of /v1/models. */
+function chooseModel(plan: Plan, url: string, ids: string[], verifiedModel: string | null): string {
+  const model = plan.target.model ?? verifiedModel ?? ids[0] ?? null;
   if (model === null) {
     throw new BenchgateError(
-      'BG_E_PLAN_INVALID',
-      `target.model is not set and GET ${url}/v1/models lists no model; name one with --model.`,
+      'BG_E_NO_MODEL',
+      `GET ${url}/v1/models answered 200 with an empty model list and target.model is not set; name one with --model.`,
     );
   }
   if (plan.target.model && ids.length > 0 && !ids.includes(plan.target.model)) {
@@ -205,12 +225,43 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const { plan, url, headers } = opts;
   const progress = opts.progress ?? silentProgress;
   const timeouts = streamTimeouts(plan);
-  const http = listingOnce(createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs }));
+  const rawHttp = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs });
+  const http = listingOnce(rawHttp);
+  // the gate first: its health check honours expect.wait, so a loading server is waited for
+  const { checkpoint, forced } = await passGate(opts, progress);
   const ids = await listModels(http);
   const engine: EngineName = plan.target.engine === 'auto' ? await detectEngine(http) : plan.target.engine;
   const adapter = getAdapter(engine);
-  const model = chooseModel(plan, url, ids);
-  const { checkpoint, forced } = await passGate(opts, progress);
+  const model = chooseModel(plan, url, ids, checkpoint?.verifiedTarget?.model ?? null);
+
+  const makeStore = (
+    where: { outDir?: string; runDir?: string; name?: string },
+    anchor: ClockAnchor,
+    tok: PromptTokenizer | null,
+  ): RunStore =>
+    createRunStore({
+      outDir: where.outDir ?? plan.output,
+      runDir: where.runDir,
+      secrets: opts.secrets,
+      manifest: {
+        name: where.name ?? plan.name ?? 'bench',
+        plan,
+        planPath: opts.planPath ?? null,
+        versions: {
+          benchgate: benchgateVersion(),
+          node: process.version,
+          os: `${process.platform} ${process.arch}`,
+        },
+        anchor,
+        verifiedTarget: checkpoint?.verifiedTarget ?? null,
+        checkpoint: checkpoint?.report ?? null,
+        forced,
+        tokenizer: tok ? { method: tok.method, detail: tok.detail } : null,
+        source: { tool: 'benchgate' },
+        startedAt: anchor.wallIso,
+        finishedAt: null,
+      },
+    });
 
   const w = plan.workload;
   // recorded reply lengths are only honoured when the server does not stop at EOS first
@@ -225,21 +276,42 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     temperature: plan.workload.temperature,
     stream: true,
   });
-  await smoke(
-    url,
-    adapter,
-    params({ prompt: 'Say hello.', inputTokens: 3, outputTokens: 2 }),
-    headers,
-    timeouts,
-  );
-
-  const tokenizer = await chooseTokenizer(
-    url,
-    headers,
-    model,
-    plan.workload.tokenizer,
-    adapter.tokenizeRequest,
-  );
+  let tokenizer: PromptTokenizer;
+  try {
+    await smoke(
+      url,
+      adapter,
+      params({ prompt: 'Say hello.', inputTokens: 3, outputTokens: 2 }),
+      headers,
+      timeouts,
+      progress,
+    );
+    tokenizer = await chooseTokenizer(url, headers, model, plan.workload.tokenizer, adapter.tokenizeRequest);
+  } catch (e) {
+    // the checkpoint passed: keep its evidence in a run directory with the failure
+    if (checkpoint && opts.failureOutDir && e instanceof BenchgateError) {
+      const store = makeStore({ outDir: opts.failureOutDir }, takeAnchor(), null);
+      store.writeSummary(
+        {
+          schema: 'benchgate.summary/1',
+          runId: store.runId,
+          name: plan.name ?? 'bench',
+          levels: [],
+          incomplete: {
+            reason: `stopped before any load by an error after the checkpoint: ${e.message} [${e.code}]`,
+          },
+        },
+        plan.percentiles,
+      );
+      store.updateManifest({ finishedAt: new Date().toISOString() });
+      store.close();
+      throw new BenchgateError(e.code, e.message, {
+        details: [...e.details, `the checkpoint and this failure are written to ${store.dir}`],
+        cause: e,
+      });
+    }
+    throw e;
+  }
   if (tokenizer.method === 'approximate')
     progress.note(`benchgate: prompt lengths are approximate (${tokenizer.detail}).`);
   const anchor = takeAnchor();
@@ -249,6 +321,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     headers,
     timeouts,
     http,
+    rawHttp,
     adapter,
     params,
     tokenizer,
@@ -266,44 +339,50 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     checkpoint,
     forced,
     tokenizer,
-    openStore: (where) =>
-      createRunStore({
-        outDir: where.outDir ?? plan.output,
-        runDir: where.runDir,
-        secrets: opts.secrets,
-        manifest: {
-          name: where.name ?? plan.name ?? 'bench',
-          plan,
-          planPath: opts.planPath ?? null,
-          versions: {
-            benchgate: benchgateVersion(),
-            node: process.version,
-            os: `${process.platform} ${process.arch}`,
-          },
-          anchor,
-          verifiedTarget: checkpoint?.verifiedTarget ?? null,
-          checkpoint: checkpoint?.report ?? null,
-          forced,
-          tokenizer: { method: tokenizer.method, detail: tokenizer.detail },
-          source: { tool: 'benchgate' },
-          startedAt: anchor.wallIso,
-          finishedAt: null,
-        },
-      }),
+    openStore: (where) => makeStore(where, anchor, tokenizer),
     runLevel: sweep,
     close: destroyAgents,
   };
 }
 
 /** One short request proves the endpoint streams before anything is written or measured. */
+/** Smoke attempts; an intermittent error (a 503 right after the checkpoint) is sent again after a back-off. */
+export const SMOKE_ATTEMPTS = 4;
+const SMOKE_BACKOFF_MS = [250, 500, 1000];
+
 async function smoke(
   url: string,
   adapter: EngineAdapter,
   params: GenerationParams,
   headers: Record<string, string>,
   timeouts: StreamTimeouts,
+  progress: ProgressView,
 ): Promise<void> {
   const req = adapter.requestFor(params);
+  for (let attempt = 1; ; attempt++) {
+    const failure = await smokeOnce(url, req, params, headers, timeouts);
+    if (failure === null) return;
+    if (attempt >= SMOKE_ATTEMPTS) {
+      throw new BenchgateError(
+        failure.code,
+        `the first request to ${url}${req.path} failed ${SMOKE_ATTEMPTS} times in a row; the last: ${failure.message}`,
+      );
+    }
+    const waitMs = SMOKE_BACKOFF_MS[Math.min(attempt - 1, SMOKE_BACKOFF_MS.length - 1)];
+    progress.note(
+      `benchgate: the first request failed (${failure.message.slice(0, 120)}); trying again in ${waitMs} ms`,
+    );
+    await new Promise((r) => setTimeout(r, waitMs));
+  }
+}
+
+async function smokeOnce(
+  url: string,
+  req: ReturnType<EngineAdapter['requestFor']>,
+  params: GenerationParams,
+  headers: Record<string, string>,
+  timeouts: StreamTimeouts,
+): Promise<{ code: ErrorCode; message: string } | null> {
   const r = await streamRequest({
     baseUrl: url,
     request: req,
@@ -316,11 +395,9 @@ async function smoke(
     requestedOutputTokens: params.maxTokens,
   });
   if (r.error && SMOKE_FATAL.has(r.error.code as ErrorCode)) {
-    throw new BenchgateError(
-      r.error.code as ErrorCode,
-      `the first request to ${url}${req.path} failed: ${r.error.message}`,
-    );
+    return { code: r.error.code as ErrorCode, message: r.error.message };
   }
+  return null;
 }
 
 interface SweepContext {
@@ -329,6 +406,8 @@ interface SweepContext {
   headers: Record<string, string>;
   timeouts: StreamTimeouts;
   http: TargetHttp;
+  /** Uncached: polled when the server stops answering mid-run. */
+  rawHttp: TargetHttp;
   adapter: EngineAdapter;
   params: (p: PromptItem) => GenerationParams;
   tokenizer: PromptTokenizer;
@@ -343,6 +422,8 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   const durationS = plan.load.duration === undefined ? null : parseDurationS(plan.load.duration);
   const requests = plan.load.requests ?? (durationS === null ? 100 : null);
   let nextId = 0;
+  /** The previous level had failed requests or was invalid (a restart, say): check the server first. */
+  let troubled = false;
   return async (li, o) => {
     const value = o.probe ? o.probe.level.value : plan.load.levels[li];
     if (value === undefined) {
@@ -351,17 +432,33 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
         `level index ${li} is outside the plan's ${plan.load.levels.length} levels.`,
       );
     }
+    const level = o.probe?.level ?? levelKeyOf(plan.load, value);
+    // A server that restarted (or died) during the previous level is waited for, up to expect.wait.
+    const waitServer = () =>
+      waitForServer({
+        http: c.rawHttp,
+        plan,
+        progress: c.progress,
+        when: `before level ${levelWords(level)}`,
+        signal: o.signal,
+      });
+    if (troubled) await waitServer();
     // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
     const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
-    const work = await buildLevelWorkload({
-      plan,
-      value,
-      level: o.probe?.level ?? levelKeyOf(plan.load, value),
-      levelIndex: li,
-      requests,
-      poolSize,
-      tokenizer: c.tokenizer,
-    });
+    const build = () =>
+      buildLevelWorkload({ plan, value, level, levelIndex: li, requests, poolSize, tokenizer: c.tokenizer });
+    let work: Awaited<ReturnType<typeof build>>;
+    try {
+      work = await build();
+    } catch (e) {
+      // the server's tokenizer stopped answering (a restart while the prompts were counted): wait, once more
+      if (
+        !(e instanceof BenchgateError && e.code === 'BG_E_TOKENIZER' && /stopped answering/.test(e.message))
+      )
+        throw e;
+      await waitServer();
+      work = await build();
+    }
     const { prompts, level: key } = work;
     const shape: LevelShape = {
       levelIndex: li,
@@ -374,6 +471,11 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       seed: plan.workload.seed,
       shard: c.shard,
       scheduleMs: work.scheduleMs,
+      backoff:
+        plan.load.backoff.initial_ms > 0
+          ? { initialMs: plan.load.backoff.initial_ms, maxMs: plan.load.backoff.max_ms }
+          : null,
+      errorStop: { rate: plan.load.error_stop.rate, minRequests: plan.load.error_stop.min_requests },
     };
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
@@ -384,6 +486,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const telemetry = startTelemetry(c.http, c.adapter, c.anchor.monoMs);
     const check = startSelfCheck();
     const hits = new PrefixHitCounter();
+    let sawError = false;
     const result = await runLevel({
       shape,
       signal: o.signal,
@@ -410,6 +513,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
         o.store.appendRecord(r);
         c.progress.record(r);
         hits.add(r);
+        if (r.error !== null) sawError = true;
       },
     });
     const self = check.stop();
@@ -420,6 +524,14 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const validity: LevelValidity =
       o.afterLevel && !interrupted ? await o.afterLevel(li) : { valid: true, reasons: [] };
     if (interrupted) validity.reasons.push('interrupted before the level finished');
+    const stop = result.errorStop
+      ? errorRateStop(levelWords(key), result.errorStop, plan.load.error_stop.rate)
+      : null;
+    if (stop) {
+      validity.valid = false;
+      validity.reasons.push(stop.message);
+      c.progress.note(`benchgate: ${stop.message} [${stop.code}]`);
+    }
     const summary = await summarizeStoredLevel(join(o.store.dir, REQUESTS_FILE), {
       levelIndex: li,
       level: key,
@@ -436,6 +548,22 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       c.progress.note(prefixHitNote(prefixCache));
       writeJsonAtomic(join(o.store.dir, `prefix-cache-level-${li}.json`), { levelIndex: li, ...prefixCache });
     }
-    return { summary, interrupted, prefixCache };
+    troubled = !summary.validity.valid || sawError;
+    return { summary, interrupted, prefixCache, stop };
+  };
+}
+
+function errorRateStop(level: string, s: ErrorStop, threshold: number): LevelStop {
+  const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+  const serverDead = s.failed === s.total;
+  return {
+    code: 'BG_E_LEVEL_ERROR_RATE',
+    serverDead,
+    message:
+      `level ${level} stopped: ${s.failed} of ${s.total} requests failed (${pct(s.rate)}, above the ${pct(threshold)} of load.error_stop.rate); ` +
+      `most common: ${s.topCode} ×${s.topCount} (${s.topMessage.slice(0, 200)}); the records so far are kept and the level is invalid` +
+      (serverDead
+        ? '; no request succeeded, so the server is taken as dead and later levels are not run'
+        : ''),
   };
 }

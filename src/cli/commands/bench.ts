@@ -156,7 +156,14 @@ export function registerBench(program: Command): void {
           });
           if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
           else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
-          return result.interrupted ? 130 : 0;
+          if (result.interrupted) return 130;
+          if (result.allFailed) {
+            process.stderr.write(
+              `benchgate: every request of the run failed; see errorsByCode in ${result.runDir}/summary.json [BG_E_ALL_FAILED]\n`,
+            );
+            return 1;
+          }
+          return 0;
         } finally {
           process.off('SIGINT', onSigint);
           await host.close();

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../sim/index.js';
+
+// The real `benchgate bench` CLI against the simulator's start-up and error faults (issue 12 items 7, 8).
+
+const MAIN = new URL('../cli/main.ts', import.meta.url).pathname;
+
+function bench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'bench', ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => {
+    stdout += c;
+  });
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function planFile(url: string, out: string, expectLines: string[]): string {
+  const path = join(out, 'plan.yaml');
+  writeFileSync(
+    path,
+    [
+      'target:',
+      `  url: ${url}`,
+      '  engine: auto',
+      '  api: completions',
+      'workload: { input_tokens: { fixed: 8 }, output_tokens: { fixed: 4 } }',
+      'load: { kind: concurrency, levels: [1], requests: 2 }',
+      `output: ${join(out, 'runs')}`,
+      'expect:',
+      ...expectLines.map((l) => `  ${l}`),
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+const sglangSim = (fault: string) =>
+  startSimulator({
+    host: '127.0.0.1',
+    port: 0,
+    flavor: 'sglang',
+    profile: 'fixed',
+    loadTimeS: 0,
+    faults: [fault],
+  });
+
+describe('bench CLI under start-up and error faults', () => {
+  it('waits for a loading server (slow-start) within expect.wait before listing its models, with no model given', async () => {
+    const sim = await sglangSim('slow-start=8'); // longer than the CLI's own start-up
+    try {
+      const out = mkdtempSync(join(tmpdir(), 'bg-cli-slow-'));
+      const r = await bench([planFile(sim.url, out, ['wait: 30s']), '--json']);
+      expect(r.stderr).not.toMatch(/lists no model/);
+      expect(r.code).toBe(0);
+      const summary = JSON.parse(r.stdout) as { levels: { requests: { completed: number } }[] };
+      expect(summary.levels[0].requests.completed).toBe(2);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('keeps a run directory with the checkpoint and the failure when the first request fails after the checkpoint passed (http-errors=1)', async () => {
+    const sim = await sglangSim('http-errors=1');
+    try {
+      await sim.ready;
+      const out = mkdtempSync(join(tmpdir(), 'bg-cli-smoke-'));
+      const r = await bench([planFile(sim.url, out, ['smoke: false']), '--json']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/trying again/);
+      expect(r.stderr).toMatch(/failed 4 times in a row; the last: HTTP 50[03]/);
+      expect(r.stderr).toMatch(/BG_E_HTTP_STATUS/);
+      const runs = readdirSync(join(out, 'runs'));
+      expect(runs).toHaveLength(1);
+      const dir = join(out, 'runs', runs[0]);
+      expect(r.stderr).toContain(dir);
+      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+        checkpoint: { ok: boolean } | null;
+      };
+      expect(manifest.checkpoint?.ok).toBe(true);
+      const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as {
+        levels: unknown[];
+        incomplete?: { reason: string };
+      };
+      expect(summary.levels).toHaveLength(0);
+      expect(summary.incomplete?.reason).toMatch(/after the checkpoint: .*HTTP 50[03].*\[BG_E_HTTP_STATUS\]/);
+    } finally {
+      await sim.close();
+    }
+  });
+});
