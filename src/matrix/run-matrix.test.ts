@@ -151,6 +151,25 @@ describe('bad input: the matrix says what went wrong and moves on', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('prints the launch command with the values of secret flags redacted', async () => {
+    const [p] = await freeLoopbackPorts(1);
+    const plan = testPlan(out, [
+      {
+        name: 'keyed',
+        url: `http://127.0.0.1:${p}`,
+        launch: {
+          command: '/nonexistent/serve',
+          args: ['--api-key', 'launch-secret-4711', '--hf-token=hf-secret-0815', '--port', String(p)],
+        },
+      },
+    ]);
+    const logged: string[] = [];
+    await runMatrix({ plan, planPath: null, stages: defaultStages(), ...quiet, log: (l) => logged.push(l) });
+    const launching = logged.find((l) => l.includes('launching:')) ?? '';
+    expect(launching).toContain('/nonexistent/serve --api-key <redacted> --hf-token=<redacted> --port');
+    expect(logged.join('\n')).not.toMatch(/launch-secret-4711|hf-secret-0815/);
+  });
+
   it('rejects configs that share a name before launching anything', async () => {
     const [p] = await freeLoopbackPorts(1);
     const marker = uniqueMarker();

@@ -11,6 +11,7 @@ import { monoNowMs } from '../core/clock.js';
 import { BenchgateError, type ErrorCode, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
+import { redactArgv } from '../hosts/redact-env.js';
 import { levelKeyOf, levelLabel } from '../load/level-label.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
@@ -376,7 +377,9 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         leftovers.holders.map((h) => `PID ${h.pid}: ${h.argv}`),
       );
     }
-    log(`  launching: ${config.argv.join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`);
+    log(
+      `  launching: ${redactArgv(config.argv).join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`,
+    );
     try {
       server = await launchServer(host, config, configDir);
     } catch (e) {

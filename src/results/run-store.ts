@@ -49,6 +49,16 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   writeTextAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * The one writer of manifest.json (a run's, a level's, a matrix config's assembled one): header values,
+ * secret-named keys and the secret values in use are redacted before anything reaches the disk.
+ */
+export function writeManifest(dir: string, manifest: Manifest, secrets: readonly string[] = []): Manifest {
+  const clean = redactDeep(manifest, secrets);
+  writeJsonAtomic(join(dir, MANIFEST_FILE), clean);
+  return clean;
+}
+
 function stamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
@@ -88,11 +98,11 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
     );
   }
   const secrets = opts.secrets.filter((s) => s.length >= 4);
-  let manifest: Manifest = redactDeep(
+  let manifest: Manifest = writeManifest(
+    dir,
     { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest,
     secrets,
   );
-  writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
   let fd: number | null = openSync(join(dir, REQUESTS_FILE), 'a');
 
   return {
@@ -108,8 +118,7 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
       writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary);
     },
     updateManifest(patch) {
-      manifest = redactDeep({ ...manifest, ...patch }, secrets);
-      writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
+      manifest = writeManifest(dir, { ...manifest, ...patch }, secrets);
     },
     writeSummary(summary, percentiles) {
       writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
