@@ -48,6 +48,8 @@ export interface RunMatrixOptions {
   /** Run only these config names. */
   only?: string[];
   killLeftovers?: boolean;
+  /** With killLeftovers: processes the user named (--kill-leftovers=PID,PID) that may be ended too. */
+  killLeftoverPids?: readonly number[];
   /** Asked with the plan preview before anything starts; return false to cancel. Omit to proceed. */
   confirm?: (preview: string[]) => Promise<boolean>;
   /** Progress and logs (stderr). */
@@ -352,6 +354,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     try {
       leftovers = await checkLeftovers(host, config.port, {
         kill: ctx.killLeftovers ?? false,
+        userPids: ctx.killLeftoverPids ?? [],
         launched: st.lastPid ? [{ pid: st.lastPid, startTime: st.lastStartTime ?? null }] : [],
       });
     } catch (e) {

@@ -8,16 +8,35 @@ import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
 import { loadPlanFile } from '../../plan/load.js';
-import { action } from '../action.js';
+import { action, parseNumberList } from '../action.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../terminal.js';
 
 interface RunFlags {
   resume?: string;
   yes?: boolean;
   only?: string[];
-  killLeftovers?: boolean;
+  /** true or '' (bare flag): only processes benchgate launched; 'PID,PID': those too. */
+  killLeftovers?: boolean | string;
   json?: boolean;
   out?: string;
+}
+
+/** The PIDs named by --kill-leftovers=PID,PID (none for the bare flag). */
+function namedPids(flag: boolean | string | undefined): number[] {
+  if (typeof flag !== 'string' || flag === '') return [];
+  return parseNumberList('--kill-leftovers', flag, { integer: true });
+}
+
+const PID_LIST = /^\d+(,\d+)*$/;
+
+/**
+ * `--kill-leftovers` takes an optional value, and commander would take the plan path after a bare flag
+ * as that value; a bare flag not followed by a PID list becomes `--kill-leftovers=` before parsing.
+ */
+export function bareKillLeftoversFlag(argv: readonly string[]): string[] {
+  return argv.map((a, i) =>
+    a === '--kill-leftovers' && !PID_LIST.test(argv[i + 1] ?? '') ? '--kill-leftovers=' : a,
+  );
 }
 
 export function registerRun(program: Command): void {
@@ -34,8 +53,8 @@ export function registerRun(program: Command): void {
     .option('--yes', 'do not ask for confirmation before starting')
     .option('--only <name...>', 'run only the named config(s)')
     .option(
-      '--kill-leftovers',
-      "end processes left holding a config's port by an earlier run (their PIDs are reported)",
+      '--kill-leftovers [pids]',
+      "end processes an earlier benchgate run left holding a config's port; with =PID,PID also the processes you name (others are only reported)",
     )
     .option('--out <dir>', "parent directory for the matrix (default: the plan's output)")
     .option('--json', 'print only a JSON result on stdout; no decoration on stderr')
@@ -75,7 +94,8 @@ export function registerRun(program: Command): void {
             resumeDir: flags.resume,
             outDir: flags.out,
             only: flags.only,
-            killLeftovers: flags.killLeftovers ?? false,
+            killLeftovers: flags.killLeftovers !== undefined && flags.killLeftovers !== false,
+            killLeftoverPids: namedPids(flags.killLeftovers),
             json: flags.json ?? false,
             confirm:
               flags.yes || !io.interactive
