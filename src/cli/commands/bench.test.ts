@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,35 +6,9 @@ import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../../client/test-support/scripted-server.js';
 import type { RunSummary } from '../../metrics/summary.js';
 import type { RequestRecord } from '../../records/request-record.js';
+import { startCli } from '../test-support/cli-process.js';
 
-// The real CLI, from source, in its own process.
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
-
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[]): { child: ChildProcess; done: Promise<Ran> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'bench', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr?.on('data', (c) => {
-    stderr += c;
-  });
-  const done = new Promise<Ran>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
-}
+const start = (args: string[]) => startCli(['bench', ...args]);
 const run = (args: string[]) => start(args).done;
 
 let srv: ScriptedServer;

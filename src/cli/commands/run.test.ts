@@ -4,34 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPorts } from '../../matrix/free-port.js';
-import { benchgateArgv } from '../../matrix/test-support/matrix-fixtures.js';
 import { writeToyServer } from '../../matrix/test-support/toy-server.js';
+import { startCli } from '../test-support/cli-process.js';
 import { bareKillLeftoversFlag } from './run.js';
 
-// `benchgate run` through the real CLI in its own process.
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const [node, ...pre] = benchgateArgv();
-  const child = spawn(node, [...pre, 'run', ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr?.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const runCli = (args: string[]) => startCli(['run', ...args]).done;
 
 let dir: string;
 beforeAll(async () => {
