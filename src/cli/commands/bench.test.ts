@@ -179,18 +179,26 @@ describe('benchgate bench: output and interruption', () => {
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
   });
 
-  it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
+  async function interruptWith(sig: NodeJS.Signals, exitCode: number): Promise<void> {
     const out = tmp();
     const { child, done } = start(longRunArgs(out, '2'));
     await waitFor(() => (recordsSoFar(out) ?? '').length > 0);
-    child.kill('SIGINT');
+    child.kill(sig);
     const r = await done;
-    expect(r.code).toBe(130);
+    expect(r.code).toBe(exitCode);
     const dir = onlyRunDir(out);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
     expect(summary.incomplete?.reason).toMatch(/interrupted/);
     const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n');
     expect(lines.length).toBe(summary.levels[0].requests.completed + summary.levels[0].requests.failed);
     expect(r.stdout).toContain('run incomplete');
+  }
+
+  it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
+    await interruptWith('SIGINT', 130);
+  });
+
+  it('SIGTERM is treated like Ctrl-C: what is complete is written, the summary printed, exit 143', async () => {
+    await interruptWith('SIGTERM', 143);
   });
 });

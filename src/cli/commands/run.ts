@@ -64,7 +64,7 @@ export function registerRun(program: Command): void {
         const io = matrixConsole({ json: flags.json ?? false });
         if (!plan.configs || plan.configs.length === 0) {
           // No servers to launch: checkpoint + sweep + report against the running target.
-          return withInterrupt(async (signal) => {
+          return withInterrupt(async (signal, interruptExit) => {
             const r = await runSingle({
               plan,
               planPath,
@@ -84,10 +84,10 @@ export function registerRun(program: Command): void {
               io.print(`run directory: ${r.runDir}`);
               if (r.comparison?.htmlPath) io.print(`HTML report: ${r.comparison.htmlPath}`);
             }
-            return r.interrupted ? 130 : 0;
+            return r.interrupted ? interruptExit() : 0;
           });
         }
-        return withInterrupt(async (signal) => {
+        return withInterrupt(async (signal, interruptExit) => {
           const result = await runMatrix({
             plan,
             planPath,
@@ -116,7 +116,7 @@ export function registerRun(program: Command): void {
             io.print(renderMatrixSummary(plan, result));
             if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
           }
-          return matrixExitCode(result);
+          return result.cancelled ? interruptExit() : matrixExitCode(result);
         });
       }),
     );
