@@ -15,6 +15,8 @@ import { redactArgv } from '../hosts/redact-env.js';
 import { levelKeyOf, levelLabel } from '../load/level-label.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
+import { finishRunStore } from '../results/run-store.js';
 import type { LevelOutcome, Session } from '../session/session.js';
 import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
@@ -268,11 +270,16 @@ async function sweepOneLevel(
   const store = session.openStore({ runDir });
   let outcome: LevelOutcome | null = null;
   try {
-    outcome = await session.runLevel(idx, { store, signal, afterLevel });
+    outcome = await session.runLevel(idx, {
+      store,
+      signal: AbortSignal.any([signal, store.writeFailed]),
+      afterLevel,
+    });
   } finally {
     const levels = outcome ? [outcome.summary] : [];
     const done = outcome !== null && !outcome.interrupted;
-    store.writeSummary(
+    finishRunStore(
+      store,
       {
         schema: 'benchgate.summary/1',
         runId: store.runId,
@@ -282,9 +289,8 @@ async function sweepOneLevel(
       },
       session.plan.percentiles,
     );
-    store.updateManifest({ finishedAt: new Date().toISOString() });
-    store.close();
   }
+  if (store.writeError) throw store.writeError; // the config fails with the file named; the matrix goes on
   if (outcome.interrupted) {
     throw new BenchgateError('BG_E_ABORTED', 'the level was interrupted before it finished.');
   }
@@ -308,7 +314,12 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   };
   state.configs[config.name] = st;
   const warnings: string[] = [];
-  const save = () => writeMatrixState(matrixDir, state);
+  /** The state file; on a full disk the config goes on (its failure says so) and the next save retries. */
+  const save = () =>
+    writeMatrixState(matrixDir, state).catch((e) => {
+      if (!isBenchgateError(e) || e.code !== 'BG_E_DISK') throw e;
+      log(`  ! ${e.message}`);
+    });
   log(`\n── ${config.name} ──`);
 
   const before = decideBeforeLaunch(prev, config.launchFingerprint);
@@ -344,6 +355,12 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   let serverPids: number[] = [];
   let session: Session | null = null;
   try {
+    // 0. Room for this config's results (a full disk fails the config before anything is launched).
+    try {
+      checkFreeSpace(configDir, estimateRunBytes(config.plan));
+    } catch (e) {
+      fail('launch', 'BG_E_DISK', `config "${config.name}": ${(e as Error).message}`);
+    }
     try {
       host = await ctx.openHostFn(config.hostSpec);
     } catch (e) {
@@ -615,6 +632,15 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       completedLevels: st.completedLevels,
       checkpoint,
       incomplete: failure ? failure.message : null,
+    }).catch((e) => {
+      if (!isBenchgateError(e) || e.code !== 'BG_E_DISK') throw e;
+      // the levels stay complete under levels/NN/; --resume assembles them again
+      failure ??= {
+        stage: 'sweep',
+        code: e.code,
+        message: `config "${config.name}": ${e.message}`,
+        evidence: [],
+      };
     });
   }
   if (failure) {

@@ -6,6 +6,8 @@ import { destroyAgents } from '../client/stream-request.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
+import { finishRunStore } from '../results/run-store.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
 import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
@@ -69,6 +71,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
   const { plan } = opts;
   const progress = opts.progress ?? silentProgress;
   const { headers, secrets } = authHeaders(plan, opts.env ?? process.env);
+  checkFreeSpace(plan.output, estimateRunBytes(plan));
   let sim: SimulatorHandle | null = null;
   let url = plan.target.url ?? null;
   if (url === null) {
@@ -99,7 +102,9 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     let summary: RunSummary;
     try {
       for (let li = 0; li < plan.load.levels.length && !opts.signal?.aborted; li++) {
-        const r = await session.runLevel(li, { store, signal: opts.signal, afterLevel: opts.afterLevel });
+        const signal = opts.signal ? AbortSignal.any([opts.signal, store.writeFailed]) : store.writeFailed;
+        const r = await session.runLevel(li, { store, signal, afterLevel: opts.afterLevel });
+        if (store.writeError) throw store.writeError;
         levels.push(r.summary);
         interrupted = r.interrupted;
         if (interrupted) break;
@@ -113,10 +118,9 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       if (failure !== null) summary.incomplete = { reason: `stopped by an error: ${failure}` };
       else if (interrupted)
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
-      store.writeSummary(summary, plan.percentiles);
-      store.updateManifest({ finishedAt: new Date().toISOString() });
-      store.close();
+      finishRunStore(store, summary, plan.percentiles);
     }
+    if (store.writeError) throw store.writeError;
     return { runId: store.runId, runDir: store.dir, summary, interrupted, simulated: sim !== null };
   } finally {
     destroyAgents();

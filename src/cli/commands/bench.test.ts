@@ -6,6 +6,7 @@ import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../../client/test-support/scripted-server.js';
 import type { RunSummary } from '../../metrics/summary.js';
 import type { RequestRecord } from '../../records/request-record.js';
+import { CAN_MOUNT_TMPFS, mountTinyFs, NEEDS_ROOT } from '../../results/test-support/tiny-fs.js';
 import { startCli } from '../test-support/cli-process.js';
 
 const start = (args: string[]) => startCli(['bench', ...args]);
@@ -201,4 +202,41 @@ describe('benchgate bench: output and interruption', () => {
   it('SIGTERM is treated like Ctrl-C: what is complete is written, the summary printed, exit 143', async () => {
     await interruptWith('SIGTERM', 143);
   });
+});
+
+describe('benchgate bench and a full disk', () => {
+  it('refuses to start when the output directory has too little free space, naming it (exit 3)', async () => {
+    const out = tmp();
+    // a billion planned requests need far more than the disk holds
+    const r = await run(longRunArgs(out, '1').map((a) => (a === '400' ? '1000000000' : a)));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`not enough free space for results in ${out}`);
+    expect(r.stderr).toContain('[BG_E_DISK]');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it.skipIf(!CAN_MOUNT_TMPFS)(
+    `a disk that fills mid-run: the file is named, complete lines kept, no temp file, exit 3 (${NEEDS_ROOT})`,
+    async () => {
+      const fs = mountTinyFs(104 * 1024); // just above the 100 MiB floor and this run's estimate
+      try {
+        const { done } = start(longRunArgs(fs.dir, '2'));
+        await waitFor(() => (recordsSoFar(fs.dir) ?? '').length > 0);
+        fs.fill();
+        const r = await done;
+        expect(r.stderr).toMatch(
+          /could not write \S+(requests\.jsonl|level-00\.json|summary\.json): the disk is full \(ENOSPC\)/,
+        );
+        expect(r.stderr).not.toContain('internal error');
+        expect(r.code).toBe(3);
+        const dir = join(fs.dir, readdirSync(fs.dir).find((d) => d !== 'filler') ?? '');
+        expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+        const text = readFileSync(join(dir, 'requests.jsonl'), 'utf8');
+        expect(text.endsWith('\n')).toBe(true);
+        for (const l of text.trimEnd().split('\n')) JSON.parse(l);
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 });
