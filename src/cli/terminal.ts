@@ -1,8 +1,9 @@
 // Terminal I/O kept in cli/ with the rest of the terminal wiring: for the matrix commands (run, demo) logs and
-// a rewritten progress line on stderr (off for --json or a non-TTY stderr), results on stdout, a y/N
+// a rewritten progress line on stderr (plain throttled lines on a non-TTY stderr or with NO_COLOR, none with --json), results on stdout, a y/N
 // confirmation on a TTY; for every long command, SIGINT/SIGTERM → abort, write what is complete, exit 130/143.
 
 import { createInterface } from 'node:readline/promises';
+import { liveStderr, throttledLines } from '../load/progress.js';
 
 export interface MatrixConsole {
   interactive: boolean;
@@ -12,20 +13,25 @@ export interface MatrixConsole {
 }
 
 export function matrixConsole(opts: { json: boolean }): MatrixConsole {
-  const tty = Boolean(process.stderr.isTTY) && !opts.json;
+  const tty = liveStderr() && !opts.json;
+  // piped (or NO_COLOR): progress lines are plain lines, a repeated one at most every 10 s
+  const plain = throttledLines((l) => process.stderr.write(`${l}\n`));
   let progressShown = false;
   const clear = () => {
     if (progressShown) process.stderr.write('\r\x1b[K');
     progressShown = false;
   };
   return {
-    interactive: tty && Boolean(process.stdin.isTTY),
+    interactive: Boolean(process.stderr.isTTY) && !opts.json && Boolean(process.stdin.isTTY),
     log: (line) => {
       clear();
       process.stderr.write(`${line}\n`);
     },
     progress: (line) => {
-      if (!tty) return;
+      if (!tty) {
+        if (line && !opts.json) plain(line);
+        return;
+      }
       clear();
       if (line) {
         process.stderr.write(line.slice(0, (process.stderr.columns ?? 120) - 1));

@@ -204,6 +204,17 @@ describe('benchgate bench: output and interruption', () => {
   });
 });
 
+describe('benchgate bench with a piped stderr', () => {
+  it('prints a plain progress line per level (no rewritten line, no carriage return)', async () => {
+    const out = tmp();
+    const r = await run(longRunArgs(out, '1,2').map((a) => (a === '400' ? '10' : a)));
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).toMatch(/^level 1\/2 concurrency 1 {2}10\/10 done/m);
+    expect(r.stderr).toMatch(/^level 2\/2 concurrency 2 {2}10\/10 done/m);
+  });
+});
+
 describe('benchgate bench and a full disk', () => {
   it('refuses to start when the output directory has too little free space, naming it (exit 3)', async () => {
     const out = tmp();

@@ -7,7 +7,7 @@ import { renderChecklist } from '../../checkpoint/render-text.js';
 import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
-import { silentProgress, ttyProgress } from '../../load/progress.js';
+import { stderrProgress } from '../../load/progress.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
@@ -121,10 +121,7 @@ export function registerBench(program: Command): void {
           planPath: planPath ?? null,
           levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
         });
-        const live = !o.json && process.stderr.isTTY === true;
-        const progress = live
-          ? ttyProgress()
-          : { ...silentProgress, note: (l: string) => process.stderr.write(`${l}\n`) };
+        const progress = stderrProgress({ json: o.json === true });
         return withInterrupt(async (signal, interruptExit) => {
           const host = await openHost(plan.host);
           const gate = checkpointGate({

@@ -2,7 +2,7 @@
 // config, then compare). Wiring only: flags → runMatrix, results → stdout, progress → stderr.
 
 import type { Command } from 'commander';
-import { silentProgress, ttyProgress } from '../../load/progress.js';
+import { silentProgress, stderrProgress } from '../../load/progress.js';
 import { defaultStages } from '../../matrix/default-stages.js';
 import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
@@ -70,7 +70,7 @@ export function registerRun(program: Command): void {
               planPath,
               stages: defaultStages(),
               signal,
-              progress: flags.json || !process.stderr.isTTY ? silentProgress : ttyProgress(),
+              progress: flags.json ? silentProgress : stderrProgress({ json: false }),
               print: io.print,
               onProgress: io.progress,
               json: flags.json ?? false,
