@@ -458,6 +458,14 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
           tail,
         );
         break;
+      case 'not-listening':
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": the server is running but nothing is listening at ${config.url} (connection refused for ${ready.refusedS.toFixed(0)} s) and its output has not changed for ${ready.quietS.toFixed(0)} s; check the port in launch.args against url.`,
+          tail,
+        );
+        break;
       case 'aborted':
         fail('ready', 'BG_E_ABORTED', `config "${config.name}": interrupted while waiting for ready.`);
     }
