@@ -10,7 +10,7 @@ import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
 import { registerK8s } from './commands/k8s.js';
 import { registerMerge } from './commands/merge.js';
-import { registerRun } from './commands/run.js';
+import { bareKillLeftoversFlag, registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSim } from './commands/sim.js';
 
@@ -38,7 +38,7 @@ export function buildProgram(): Command {
 async function main(): Promise<void> {
   const program = buildProgram();
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(bareKillLeftoversFlag(process.argv));
   } catch (e) {
     if (e instanceof CommanderError) {
       // help and version exit 0; every parse error is a usage error (2)

@@ -1,7 +1,9 @@
-// Terminal I/O for the matrix commands (run, demo), kept in cli/ with the rest of the terminal wiring: logs and a rewritten progress line on stderr (off for --json or a
-// non-TTY stderr), results on stdout, a y/N confirmation on a TTY, and Ctrl-C → abort + tear down.
+// Terminal I/O kept in cli/ with the rest of the terminal wiring: for the matrix commands (run, demo) logs and
+// a rewritten progress line on stderr (plain throttled lines on a non-TTY stderr or with NO_COLOR, none with --json), results on stdout, a y/N
+// confirmation on a TTY; for every long command, SIGINT/SIGTERM → abort, write what is complete, exit 130/143.
 
 import { createInterface } from 'node:readline/promises';
+import { liveStderr, throttledLines } from '../load/progress.js';
 
 export interface MatrixConsole {
   interactive: boolean;
@@ -11,20 +13,25 @@ export interface MatrixConsole {
 }
 
 export function matrixConsole(opts: { json: boolean }): MatrixConsole {
-  const tty = Boolean(process.stderr.isTTY) && !opts.json;
+  const tty = liveStderr() && !opts.json;
+  // piped (or NO_COLOR): progress lines are plain lines, a repeated one at most every 10 s
+  const plain = throttledLines((l) => process.stderr.write(`${l}\n`));
   let progressShown = false;
   const clear = () => {
     if (progressShown) process.stderr.write('\r\x1b[K');
     progressShown = false;
   };
   return {
-    interactive: tty && Boolean(process.stdin.isTTY),
+    interactive: Boolean(process.stderr.isTTY) && !opts.json && Boolean(process.stdin.isTTY),
     log: (line) => {
       clear();
       process.stderr.write(`${line}\n`);
     },
     progress: (line) => {
-      if (!tty) return;
+      if (!tty) {
+        if (line && !opts.json) plain(line);
+        return;
+      }
       clear();
       if (line) {
         process.stderr.write(line.slice(0, (process.stderr.columns ?? 120) - 1));
@@ -49,20 +56,31 @@ export async function askYesNo(question: string): Promise<boolean> {
   }
 }
 
-/** Runs `fn` with an AbortSignal that SIGINT/SIGTERM trigger (once: the matrix then tears down and stops). */
-export async function withInterrupt<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** Exit status after an interrupt: 128 + the signal number, as shells and supervisors expect. */
+const INTERRUPT_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Runs `fn` with an AbortSignal that SIGINT and SIGTERM trigger alike: the command stops, writes what is
+ * complete and its summary, and returns `interruptExit()` (130 after SIGINT, 143 after SIGTERM). A second
+ * signal quits at once with that status.
+ */
+export async function withInterrupt<T>(
+  fn: (signal: AbortSignal, interruptExit: () => number) => Promise<T>,
+): Promise<T> {
   const ac = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (ac.signal.aborted) process.exit(130);
+  let received: 'SIGINT' | 'SIGTERM' = 'SIGINT';
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
+    if (ac.signal.aborted) process.exit(INTERRUPT_EXIT[received]);
+    received = sig;
     process.stderr.write(
-      `\nbenchgate: ${sig} received; stopping the current server and saving what is complete (again to quit now).\n`,
+      `\nbenchgate: ${sig} received; stopping and writing what is complete (${sig === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again to quit now).\n`,
     );
     ac.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await fn(ac.signal);
+    return await fn(ac.signal, () => INTERRUPT_EXIT[received]);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   BG_E_PLAN_INVALID: 'the plan file or flags are invalid',
   BG_E_USAGE: 'the command line is invalid',
   BG_E_RUN_DIR: 'a directory is not a benchgate run or cannot be written',
+  BG_E_DISK:
+    'not enough free space for results, or a results file could not be written (full, quota, read-only)',
   BG_E_IMPORT: 'a file to import is not in the expected format',
   BG_E_TOKENIZER: 'the server tokenizer gave no usable token count',
   BG_E_REFERENCE: 'a lossless reference file cannot be read, is not one, or cannot be written',

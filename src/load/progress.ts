@@ -1,5 +1,6 @@
-// The live progress line on stderr (per level: done / total, output tok/s, TTFT p50, errors, ETA).
-// Only drawn when stderr is a TTY and --json is off; otherwise the view is silent.
+// Progress on stderr (per level: done / total, output tok/s, TTFT p50, errors, ETA): a live rewritten line
+// when stderr is a TTY (and NO_COLOR is unset and --json off), plain lines at a low rate when it is piped
+// (every 10 s and at level end, repeated wait lines at most every 10 s), nothing with --json.
 
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../records/request-record.js';
@@ -31,8 +32,8 @@ function median(xs: number[]): number | null {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** A single rewritten stderr line, refreshed at most every 250 ms. */
-export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): ProgressView {
+/** Running numbers of the current level and its one-line rendering. */
+function levelStats() {
   let label = '';
   let total: number | null = null;
   let durationMs: number | null = null;
@@ -41,27 +42,8 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
   let errors = 0;
   let outTokens = 0;
   let ttfts: number[] = [];
-  let lastDraw = 0;
-  let drawn = false;
-
-  const draw = (force: boolean): void => {
-    const now = performance.now();
-    if (!force && now - lastDraw < 250) return;
-    lastDraw = now;
-    const elapsedS = (now - startMs) / 1000;
-    const tokS = elapsedS > 0 ? outTokens / elapsedS : 0;
-    const p50 = median(ttfts.length > 2000 ? ttfts.slice(-2000) : ttfts);
-    let eta = '';
-    if (total !== null && done > 0)
-      eta = `ETA ${Math.max(0, ((total - done) * elapsedS) / done).toFixed(0)}s`;
-    else if (durationMs !== null) eta = `ETA ${Math.max(0, durationMs / 1000 - elapsedS).toFixed(0)}s`;
-    const line = `${label}  ${done}${total !== null ? `/${total}` : ''} done  ${tokS.toFixed(0)} out tok/s  TTFT p50 ${p50 === null ? '-' : p50.toFixed(1)} ms  errors ${errors}  ${eta}`;
-    stream.write(`\r\x1b[2K${line}`);
-    drawn = true;
-  };
-
   return {
-    levelStarted(levelIndex, levelCount, l, t, d) {
+    start(levelIndex: number, levelCount: number, l: string, t: number | null, d: number | null): void {
       label = `level ${levelIndex + 1}/${levelCount} ${l}`;
       total = t;
       durationMs = d;
@@ -70,17 +52,52 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
       errors = 0;
       outTokens = 0;
       ttfts = [];
-      draw(true);
     },
-    record(r) {
-      if (r.warmup) return;
+    /** False for warmup records (not counted). */
+    add(r: RequestRecord): boolean {
+      if (r.warmup) return false;
       done++;
       if (r.error) errors++;
       else {
         for (const n of r.chunkTokens) outTokens += n;
         if (r.chunkMs.length > 0) ttfts.push(r.chunkMs[0] - r.sentMs);
       }
-      draw(false);
+      return true;
+    },
+    line(): string {
+      const elapsedS = (performance.now() - startMs) / 1000;
+      const tokS = elapsedS > 0 ? outTokens / elapsedS : 0;
+      const p50 = median(ttfts.length > 2000 ? ttfts.slice(-2000) : ttfts);
+      let eta = '';
+      if (total !== null && done > 0)
+        eta = `ETA ${Math.max(0, ((total - done) * elapsedS) / done).toFixed(0)}s`;
+      else if (durationMs !== null) eta = `ETA ${Math.max(0, durationMs / 1000 - elapsedS).toFixed(0)}s`;
+      return `${label}  ${done}${total !== null ? `/${total}` : ''} done  ${tokS.toFixed(0)} out tok/s  TTFT p50 ${p50 === null ? '-' : p50.toFixed(1)} ms  errors ${errors}  ${eta}`;
+    },
+  };
+}
+
+/** A single rewritten stderr line, refreshed at most every 250 ms. */
+export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): ProgressView {
+  const stats = levelStats();
+  let lastDraw = 0;
+  let drawn = false;
+
+  const draw = (force: boolean): void => {
+    const now = performance.now();
+    if (!force && now - lastDraw < 250) return;
+    lastDraw = now;
+    stream.write(`\r\x1b[2K${stats.line()}`);
+    drawn = true;
+  };
+
+  return {
+    levelStarted(levelIndex, levelCount, l, t, d) {
+      stats.start(levelIndex, levelCount, l, t, d);
+      draw(true);
+    },
+    record(r) {
+      if (stats.add(r)) draw(false);
     },
     levelDone() {
       draw(true);
@@ -93,4 +110,66 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
       if (drawn) draw(true);
     },
   };
+}
+
+/** How often a piped progress view writes a line during a level, and repeats a waiting line. */
+export const PLAIN_PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * Passes lines to `write`, but a line with the same text before its first ':' as the previous one (a
+ * repeated "waiting for …/health: 3s / 600s") at most once per `everyMs`: a log file is not flooded.
+ */
+export function throttledLines(write: (line: string) => void, everyMs = PLAIN_PROGRESS_EVERY_MS) {
+  let lastKey: string | null = null;
+  let lastAt = 0;
+  return (line: string): void => {
+    const colon = line.indexOf(':');
+    const key = colon > 0 ? line.slice(0, colon) : null;
+    const now = performance.now();
+    if (key !== null && key === lastKey && now - lastAt < everyMs) return;
+    lastKey = key;
+    lastAt = now;
+    write(line);
+  };
+}
+
+/** For a piped stderr: one plain line per level at its start, every `everyMs` while it runs, and at its end. */
+export function plainProgress(
+  stream: { write(s: string): unknown } = process.stderr,
+  everyMs = PLAIN_PROGRESS_EVERY_MS,
+): ProgressView {
+  const stats = levelStats();
+  let lastLine = 0;
+  const print = (): void => {
+    lastLine = performance.now();
+    stream.write(`${stats.line()}\n`);
+  };
+  const note = throttledLines((l) => stream.write(`${l}\n`), everyMs);
+  return {
+    levelStarted(levelIndex, levelCount, l, t, d) {
+      stats.start(levelIndex, levelCount, l, t, d);
+      print();
+    },
+    record(r) {
+      if (stats.add(r) && performance.now() - lastLine >= everyMs) print();
+    },
+    levelDone() {
+      print();
+    },
+    note,
+  };
+}
+
+/**
+ * The progress view for stderr: live on a TTY without NO_COLOR, plain lines when piped; with --json only
+ * notes (messages such as "benchgate started the embedded simulator"), throttled like piped ones.
+ */
+export function stderrProgress(opts: { json: boolean }): ProgressView {
+  if (opts.json) return { ...silentProgress, note: throttledLines((l) => process.stderr.write(`${l}\n`)) };
+  return liveStderr() ? ttyProgress() : plainProgress();
+}
+
+/** A rewritten live line is drawn only on a TTY stderr and without NO_COLOR (README). */
+export function liveStderr(): boolean {
+  return process.stderr.isTTY === true && !process.env.NO_COLOR;
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,5 +107,28 @@ describe('assembleConfigRun', () => {
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.anchor.wallEpochMs).toBe(1_000_000);
     expect(await readFile(join(dir, 'summary.csv'), 'utf8')).not.toBe('');
+  });
+
+  it('redacts header values of the plan in the assembled manifest (the level manifests already were)', async () => {
+    const secretPlan = planSchema.parse({
+      target: { url: 'http://127.0.0.1:1', headers: { 'X-Api-Key': 'plan-header-secret-123' } },
+      load: { levels: [1] },
+      output: '/x',
+    });
+    const configDir = join(dir, 'secret-config');
+    await mkdir(configDir);
+    await assembleConfigRun({
+      configDir,
+      runId: 'm/s',
+      name: 's',
+      plan: secretPlan,
+      planPath: null,
+      completedLevels: [],
+      checkpoint: null,
+      incomplete: null,
+    });
+    const text = await readFile(join(configDir, 'manifest.json'), 'utf8');
+    expect(text).not.toContain('plan-header-secret-123');
+    expect(JSON.parse(text).plan.target.headers['X-Api-Key']).toBe('<redacted>');
   });
 });

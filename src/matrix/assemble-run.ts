@@ -20,7 +20,7 @@ import {
   SUMMARY_CSV_FILE,
   SUMMARY_FILE,
 } from '../results/layout.js';
-import { writeJsonAtomic, writeTextAtomic } from '../results/run-store.js';
+import { writeJsonAtomic, writeManifest, writeTextAtomic } from '../results/run-store.js';
 import { summaryCsv } from '../results/summary-csv.js';
 
 export const LEVELS_DIR = 'levels';
@@ -135,7 +135,7 @@ export async function assembleConfigRun(args: {
     checkpoint: args.checkpoint?.report ?? firstManifest?.checkpoint ?? null,
     finishedAt: now,
   } as Manifest;
-  writeJsonAtomic(join(args.configDir, MANIFEST_FILE), manifest);
+  writeManifest(args.configDir, manifest);
   const summary: RunSummary = {
     schema: 'benchgate.summary/1',
     runId: args.runId,

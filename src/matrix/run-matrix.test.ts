@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHost } from '../hosts/open-host.js';
 import type { RunSummary } from '../metrics/summary.js';
+import { CAN_MOUNT_TMPFS, mountTinyFs, NEEDS_ROOT } from '../results/test-support/tiny-fs.js';
 import { defaultStages } from './default-stages.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { runMatrix } from './run-matrix.js';
@@ -156,6 +157,58 @@ describe('bad input: the matrix says what went wrong and moves on', () => {
     expect(await pidsWithMarker(marker)).toEqual([]);
     await rm(dir, { recursive: true, force: true });
   });
+
+  it('prints the launch command with the values of secret flags redacted', async () => {
+    const [p] = await freeLoopbackPorts(1);
+    const plan = testPlan(out, [
+      {
+        name: 'keyed',
+        url: `http://127.0.0.1:${p}`,
+        launch: {
+          command: '/nonexistent/serve',
+          args: ['--api-key', 'launch-secret-4711', '--hf-token=hf-secret-0815', '--port', String(p)],
+        },
+      },
+    ]);
+    const logged: string[] = [];
+    await runMatrix({ plan, planPath: null, stages: defaultStages(), ...quiet, log: (l) => logged.push(l) });
+    const launching = logged.find((l) => l.includes('launching:')) ?? '';
+    expect(launching).toContain('/nonexistent/serve --api-key <redacted> --hf-token=<redacted> --port');
+    expect(logged.join('\n')).not.toMatch(/launch-secret-4711|hf-secret-0815/);
+  });
+
+  it.skipIf(!CAN_MOUNT_TMPFS)(
+    `fails each config whose results disk lacks the space, naming it, without launching, and finishes the matrix (${NEEDS_ROOT})`,
+    async () => {
+      const fs = mountTinyFs(8 * 1024);
+      try {
+        const [p1, p2] = await freeLoopbackPorts(2);
+        const launch = { command: '/nonexistent/serve', args: [] };
+        const plan = testPlan(fs.dir, [
+          { name: 'one', url: `http://127.0.0.1:${p1}`, launch },
+          { name: 'two', url: `http://127.0.0.1:${p2}`, launch },
+        ]);
+        const logged: string[] = [];
+        const result = await runMatrix({
+          plan,
+          planPath: null,
+          stages: defaultStages(),
+          ...quiet,
+          log: (l) => logged.push(l),
+        });
+        expect(result.configs.map((c) => [c.name, c.status, c.failure?.code])).toEqual([
+          ['one', 'failed', 'BG_E_DISK'],
+          ['two', 'failed', 'BG_E_DISK'],
+        ]);
+        expect(result.configs[0].failure?.message).toMatch(
+          /not enough free space for results in .*\/one: about [\d.]+ MiB needed/,
+        );
+        expect(logged.join('\n')).not.toContain('launching:');
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 
   it('rejects configs that share a name before launching anything', async () => {
     const [p] = await freeLoopbackPorts(1);

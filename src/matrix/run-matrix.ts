@@ -11,9 +11,12 @@ import { monoNowMs } from '../core/clock.js';
 import { BenchgateError, type ErrorCode, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
+import { redactArgv } from '../hosts/redact-env.js';
 import { levelKeyOf, levelLabel } from '../load/level-label.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
+import { finishRunStore } from '../results/run-store.js';
 import type { LevelOutcome, Session } from '../session/session.js';
 import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
@@ -53,6 +56,8 @@ export interface RunMatrixOptions {
   /** Run only these config names. */
   only?: string[];
   killLeftovers?: boolean;
+  /** With killLeftovers: processes the user named (--kill-leftovers=PID,PID) that may be ended too. */
+  killLeftoverPids?: readonly number[];
   /** Asked with the plan preview before anything starts; return false to cancel. Omit to proceed. */
   confirm?: (preview: string[]) => Promise<boolean>;
   /** Progress and logs (stderr). */
@@ -309,11 +314,16 @@ async function sweepOneLevel(
   const store = session.openStore({ runDir });
   let outcome: LevelOutcome | null = null;
   try {
-    outcome = await session.runLevel(idx, { store, signal, afterLevel });
+    outcome = await session.runLevel(idx, {
+      store,
+      signal: AbortSignal.any([signal, store.writeFailed]),
+      afterLevel,
+    });
   } finally {
     const levels = outcome ? [outcome.summary] : [];
     const done = outcome !== null && !outcome.interrupted;
-    store.writeSummary(
+    finishRunStore(
+      store,
       {
         schema: 'benchgate.summary/1',
         runId: store.runId,
@@ -323,9 +333,8 @@ async function sweepOneLevel(
       },
       session.plan.percentiles,
     );
-    store.updateManifest({ finishedAt: new Date().toISOString() });
-    store.close();
   }
+  if (store.writeError) throw store.writeError; // the config fails with the file named; the matrix goes on
   if (outcome.interrupted) {
     throw new BenchgateError('BG_E_ABORTED', 'the level was interrupted before it finished.');
   }
@@ -349,7 +358,12 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   };
   state.configs[config.name] = st;
   const warnings: string[] = [];
-  const save = () => writeMatrixState(matrixDir, state);
+  /** The state file; on a full disk the config goes on (its failure says so) and the next save retries. */
+  const save = () =>
+    writeMatrixState(matrixDir, state).catch((e) => {
+      if (!isBenchgateError(e) || e.code !== 'BG_E_DISK') throw e;
+      log(`  ! ${e.message}`);
+    });
   log(`\n── ${config.name} ──`);
 
   const before = decideBeforeLaunch(prev, config.launchFingerprint);
@@ -385,6 +399,12 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
   let serverPids: number[] = [];
   let session: Session | null = null;
   try {
+    // 0. Room for this config's results (a full disk fails the config before anything is launched).
+    try {
+      checkFreeSpace(configDir, estimateRunBytes(config.plan));
+    } catch (e) {
+      fail('launch', 'BG_E_DISK', `config "${config.name}": ${(e as Error).message}`);
+    }
     try {
       host = await ctx.openHostFn(config.hostSpec);
     } catch (e) {
@@ -395,6 +415,7 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     try {
       leftovers = await checkLeftovers(host, config.port, {
         kill: ctx.killLeftovers ?? false,
+        userPids: ctx.killLeftoverPids ?? [],
         launched: st.lastPid ? [{ pid: st.lastPid, startTime: st.lastStartTime ?? null }] : [],
       });
     } catch (e) {
@@ -420,7 +441,9 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
         leftovers.holders.map((h) => `PID ${h.pid}: ${h.argv}`),
       );
     }
-    log(`  launching: ${config.argv.join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`);
+    log(
+      `  launching: ${redactArgv(config.argv).join(' ')} (output → ${join(configDir, SERVER_OUTPUT_FILE)})`,
+    );
     try {
       server = await launchServer(host, config, configDir);
     } catch (e) {
@@ -476,6 +499,14 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
           'ready',
           'BG_E_LAUNCH',
           `config "${config.name}": expected /health to answer 200 within ${config.readyTimeoutS} s; last answer: ${ready.lastStatus}.`,
+          tail,
+        );
+        break;
+      case 'not-listening':
+        fail(
+          'ready',
+          'BG_E_LAUNCH',
+          `config "${config.name}": the server is running but nothing is listening at ${config.url} (connection refused for ${ready.refusedS.toFixed(0)} s) and its output has not changed for ${ready.quietS.toFixed(0)} s; check the port in launch.args against url.`,
           tail,
         );
         break;
@@ -663,6 +694,15 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       completedLevels: st.completedLevels,
       checkpoint,
       incomplete: failure ? failure.message : null,
+    }).catch((e) => {
+      if (!isBenchgateError(e) || e.code !== 'BG_E_DISK') throw e;
+      // the levels stay complete under levels/NN/; --resume assembles them again
+      failure ??= {
+        stage: 'sweep',
+        code: e.code,
+        message: `config "${config.name}": ${e.message}`,
+        evidence: [],
+      };
     });
   }
   if (failure) {

@@ -1,11 +1,12 @@
 // The matrix state file (<matrix-dir>/matrix-state.json): which levels of which config completed under
 // which fingerprint. Written atomically after every step so `kill -9` at any moment leaves a usable file.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../checkpoint/verified-target.js';
 import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import type { VerifiedTarget } from '../engines/types.js';
+import { writeJsonAtomic } from '../results/run-store.js';
 import { sha256Hex } from './config-plan.js';
 
 export const MATRIX_STATE_FILE = 'matrix-state.json';
@@ -95,9 +96,7 @@ export async function readMatrixState(dir: string): Promise<MatrixState | null> 
 export async function writeMatrixState(dir: string, state: MatrixState): Promise<void> {
   await mkdir(dir, { recursive: true });
   state.updatedAt = new Date().toISOString();
-  const tmp = join(dir, `.${MATRIX_STATE_FILE}.${process.pid}.tmp`);
-  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(tmp, join(dir, MATRIX_STATE_FILE));
+  writeJsonAtomic(join(dir, MATRIX_STATE_FILE), state); // a full disk: BG_E_DISK naming the file, no temp left
 }
 
 /**

@@ -1,6 +1,7 @@
 // Waits for a launched server to become ready (GET /health answering 200 twice in a row) while
 // watching for early death: the process exiting, a crash signature in its output, or health that flaps.
 
+import { LOG_QUIET_S, REFUSED_GRACE_S } from '../checkpoint/checks/health.js';
 import { createTargetHttp } from '../client/target-http.js';
 import { monoNowMs } from '../core/clock.js';
 import type { LogTail } from './log-tail.js';
@@ -12,6 +13,8 @@ export type ReadyOutcome =
   | { kind: 'crashed'; elapsedS: number; line: number; excerpt: string }
   | { kind: 'flapping'; elapsedS: number; flips: number }
   | { kind: 'timeout'; elapsedS: number; lastStatus: string }
+  /** Alive, but connections refused past the grace and its output quiet: a wrong port, not a slow load. */
+  | { kind: 'not-listening'; elapsedS: number; refusedS: number; quietS: number }
   | { kind: 'aborted'; elapsedS: number };
 
 export interface WaitReadyOptions {
@@ -24,6 +27,8 @@ export interface WaitReadyOptions {
   /** Called about once a second with "elapsed / limit · newest log line". */
   onProgress?: (line: string) => void;
   signal?: AbortSignal;
+  /** Output unchanged this long while nothing listens ends the wait (default LOG_QUIET_S, as the checkpoint). */
+  quietS?: number;
 }
 
 const READY_STREAK = 2;
@@ -43,6 +48,12 @@ export async function waitForReady(opts: WaitReadyOptions): Promise<ReadyOutcome
   let lastStatus = 'no answer yet';
   let lastProgress = -1;
   const pollMs = opts.pollMs ?? 250;
+  // The checkpoint's rule (checks/health.ts): refused past the grace, then waiting goes on only while the
+  // server's output moves (a model loading prints); any HTTP answer means a server is there.
+  let everAnswered = false;
+  let refusedSinceMs: number | null = null;
+  let outputLines = opts.log.lineCount;
+  let outputChangedMs = monoNowMs();
   for (;;) {
     if (opts.signal?.aborted) return { kind: 'aborted', elapsedS: elapsedS() };
     const crash = opts.log.crashHit;
@@ -54,6 +65,19 @@ export async function waitForReady(opts: WaitReadyOptions): Promise<ReadyOutcome
     const doc = await http.request('/health', { timeoutMs: 2000 });
     const ok = doc.status === 200;
     lastStatus = doc.error ? doc.error.message : `HTTP ${doc.status}`;
+    if (doc.status !== null) everAnswered = true;
+    const refused = !everAnswered && doc.error !== undefined && /ECONNREFUSED/.test(doc.error.message);
+    refusedSinceMs = refused ? (refusedSinceMs ?? monoNowMs()) : null;
+    if (opts.log.lineCount !== outputLines) {
+      outputLines = opts.log.lineCount;
+      outputChangedMs = monoNowMs();
+    }
+    if (refusedSinceMs !== null) {
+      const refusedS = (monoNowMs() - refusedSinceMs) / 1000;
+      const quietS = (monoNowMs() - outputChangedMs) / 1000;
+      if (refusedS >= REFUSED_GRACE_S && quietS >= (opts.quietS ?? LOG_QUIET_S))
+        return { kind: 'not-listening', elapsedS: elapsedS(), refusedS, quietS };
+    }
     if (ok) {
       streak += 1;
       everHealthy = true;

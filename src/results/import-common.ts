@@ -15,8 +15,8 @@ import type {
 } from '../metrics/summary.js';
 import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { levelFile, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
-import { writeJsonAtomic } from './run-store.js';
+import { levelFile, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import { writeJsonAtomic, writeManifest } from './run-store.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -303,7 +303,7 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
   const dir = join(outRoot, run.manifest.runId);
   try {
     await mkdir(dir, { recursive: true });
-    writeJsonAtomic(join(dir, MANIFEST_FILE), run.manifest);
+    writeManifest(dir, run.manifest);
     for (const l of run.summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
     writeJsonAtomic(join(dir, SUMMARY_FILE), run.summary);
     await writeLines(join(dir, REQUESTS_FILE), run.records);

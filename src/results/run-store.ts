@@ -1,22 +1,27 @@
 // Writes one run directory (layout.ts). requests.jsonl is appended synchronously, one line per
 // completed request, so a crash or SIGKILL loses at most the requests in flight; JSON files are
-// replaced atomically (write to a temp file, then rename) so a reader never sees half a file.
+// replaced atomically (write to a temp file, then rename) so a reader never sees half a file. A failed write
+// (disk full, quota, read-only) is BG_E_DISK naming the file; no temp file or partial line is left.
 
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   renameSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
-import { BenchgateError } from '../core/errors.js';
+import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import { redactDeep, redactString } from '../core/redact.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { resultsWriteError } from './free-space.js';
 import {
   levelFile,
   MANIFEST_FILE,
@@ -36,17 +41,43 @@ export interface RunStore {
   updateManifest(patch: Partial<Manifest>): void;
   writeSummary(summary: RunSummary, percentiles: number[]): void;
   close(): void;
+  /**
+   * Aborted when a write fails (disk full, quota, read-only): pass it to the level runner so the level
+   * stops at once. appendRecord does not throw; the other writers throw the same error.
+   */
+  readonly writeFailed: AbortSignal;
+  /** The first failed write (BG_E_DISK naming the file), or null. */
+  readonly writeError: BenchgateError | null;
 }
 
 /** Replaces `path` with `text` atomically (temp file, then rename): a reader sees the old or the new file. */
 export function writeTextAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp); // no empty or half temp file is left behind
+    } catch {
+      // it was never created
+    }
+    throw resultsWriteError(path, e);
+  }
 }
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeTextAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The one writer of manifest.json (a run's, a level's, a matrix config's assembled one): header values,
+ * secret-named keys and the secret values in use are redacted before anything reaches the disk.
+ */
+export function writeManifest(dir: string, manifest: Manifest, secrets: readonly string[] = []): Manifest {
+  const clean = redactDeep(manifest, secrets);
+  writeJsonAtomic(join(dir, MANIFEST_FILE), clean);
+  return clean;
 }
 
 function stamp(d: Date): string {
@@ -88,39 +119,96 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
     );
   }
   const secrets = opts.secrets.filter((s) => s.length >= 4);
-  let manifest: Manifest = redactDeep(
-    { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest,
-    secrets,
+  let writeError: BenchgateError | null = null;
+  const failed = new AbortController();
+  /** Runs one write; a disk failure becomes the store's first error (and stops the level), then is thrown. */
+  const guarded = <T>(write: () => T): T => {
+    try {
+      return write();
+    } catch (e) {
+      if (isBenchgateError(e) && e.code === 'BG_E_DISK' && !writeError) {
+        writeError = e;
+        failed.abort();
+      }
+      throw e;
+    }
+  };
+  let manifest: Manifest = guarded(() =>
+    writeManifest(dir, { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest, secrets),
   );
-  writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
-  let fd: number | null = openSync(join(dir, REQUESTS_FILE), 'a');
+  const requestsPath = join(dir, REQUESTS_FILE);
+  let fd: number | null = openSync(requestsPath, 'a');
+  /** Bytes of requests.jsonl that end in a complete line: a failed append is cut back to this. */
+  let completeBytes = fstatSync(fd).size;
 
   return {
     dir,
     runId,
+    get writeError() {
+      return writeError;
+    },
+    writeFailed: failed.signal,
     appendRecord(r) {
       if (fd === null) return;
       let line = JSON.stringify(r);
       if (r.error) line = redactString(line, secrets);
-      writeSync(fd, `${line}\n`);
-    },
-    writeLevel(summary) {
-      writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary);
-    },
-    updateManifest(patch) {
-      manifest = redactDeep({ ...manifest, ...patch }, secrets);
-      writeJsonAtomic(join(dir, MANIFEST_FILE), manifest);
-    },
-    writeSummary(summary, percentiles) {
-      writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
-      writeTextAtomic(join(dir, SUMMARY_CSV_FILE), summaryCsv(summary.levels, percentiles));
-    },
-    close() {
-      if (fd !== null) {
-        fsyncSync(fd);
-        closeSync(fd);
+      const bytes = Buffer.from(`${line}\n`);
+      try {
+        for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+        completeBytes += bytes.length;
+      } catch (e) {
+        try {
+          ftruncateSync(fd, completeBytes); // no partial last line
+          closeSync(fd);
+        } catch {
+          // the file keeps what the filesystem kept; readers skip a torn last line
+        }
         fd = null;
+        try {
+          guarded(() => {
+            throw resultsWriteError(requestsPath, e);
+          });
+        } catch (err) {
+          if (!isBenchgateError(err)) throw err;
+        }
       }
     },
+    writeLevel(summary) {
+      guarded(() => writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary));
+    },
+    updateManifest(patch) {
+      manifest = guarded(() => writeManifest(dir, { ...manifest, ...patch }, secrets));
+    },
+    writeSummary(summary, percentiles) {
+      guarded(() => {
+        writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
+        writeTextAtomic(join(dir, SUMMARY_CSV_FILE), summaryCsv(summary.levels, percentiles));
+      });
+    },
+    close() {
+      if (fd === null) return;
+      try {
+        fsyncSync(fd);
+      } catch {
+        // a failed flush of complete lines: the appends themselves reported any disk failure
+      }
+      closeSync(fd);
+      fd = null;
+    },
   };
+}
+
+/**
+ * Ends a run store: the summary, the manifest's finishedAt, then close. On a full disk the store's
+ * writeError already holds the first failed write (the caller throws it); other errors are thrown.
+ */
+export function finishRunStore(store: RunStore, summary: RunSummary, percentiles: number[]): void {
+  try {
+    store.writeSummary(summary, percentiles);
+    store.updateManifest({ finishedAt: new Date().toISOString() });
+  } catch (e) {
+    if (!store.writeError) throw e;
+  } finally {
+    store.close();
+  }
 }

@@ -7,6 +7,8 @@ import { type ProgressView, silentProgress } from '../load/progress.js';
 import { shardFromEnv } from '../load/shard.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
+import { finishRunStore } from '../results/run-store.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
 import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
@@ -84,6 +86,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
   const { headers, secrets } = authHeaders(plan, env);
   // One shard of many when JOB_COMPLETION_INDEX is set (docs/kubernetes.md); checked before any load.
   const shard = shardFromEnv(env);
+  checkFreeSpace(plan.output, estimateRunBytes(plan));
   let sim: SimulatorHandle | null = null;
   let url = plan.target.url ?? null;
   if (url === null) {
@@ -129,21 +132,25 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     let deadStop: string | null = null;
     let summary: RunSummary;
     try {
+      // a failed write (full disk) stops the level at once: what is complete stays readable
+      const signal = opts.signal ? AbortSignal.any([opts.signal, store.writeFailed]) : store.writeFailed;
       if (plan.load.kind === 'slo_search') {
         const s = await runSloSearch(session, store, {
-          signal: opts.signal,
+          signal,
           afterLevel: opts.afterLevel,
           note: (t) => progress.note(t),
         });
         levels.push(...s.levels);
         interrupted = s.interrupted;
+        if (store.writeError) throw store.writeError;
       }
       for (
         let li = 0;
         plan.load.kind !== 'slo_search' && li < plan.load.levels.length && !opts.signal?.aborted;
         li++
       ) {
-        const r = await session.runLevel(li, { store, signal: opts.signal, afterLevel: opts.afterLevel });
+        const r = await session.runLevel(li, { store, signal, afterLevel: opts.afterLevel });
+        if (store.writeError) throw store.writeError;
         levels.push(r.summary);
         interrupted = r.interrupted;
         if (interrupted) break;
@@ -162,14 +169,13 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       else if (deadStop !== null) summary.incomplete = { reason: deadStop };
       else if (interrupted)
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
-      store.writeSummary(summary, plan.percentiles);
-      if (shard) {
+      if (shard && !store.writeError) {
         const clockEnd = await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor });
         store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, clockEnd) });
       }
-      store.updateManifest({ finishedAt: new Date().toISOString() });
-      store.close();
+      finishRunStore(store, summary, plan.percentiles);
     }
+    if (store.writeError) throw store.writeError;
     return {
       runId: store.runId,
       runDir: store.dir,

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,35 +6,10 @@ import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import type { ScriptedServer } from '../../client/test-support/scripted-server.js';
 import type { RunSummary } from '../../metrics/summary.js';
 import type { RequestRecord } from '../../records/request-record.js';
+import { CAN_MOUNT_TMPFS, mountTinyFs, NEEDS_ROOT } from '../../results/test-support/tiny-fs.js';
+import { startCli } from '../test-support/cli-process.js';
 
-// The real CLI, from source, in its own process.
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
-
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[]): { child: ChildProcess; done: Promise<Ran> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'bench', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr?.on('data', (c) => {
-    stderr += c;
-  });
-  const done = new Promise<Ran>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
-}
+const start = (args: string[]) => startCli(['bench', ...args]);
 const run = (args: string[]) => start(args).done;
 
 let srv: ScriptedServer;
@@ -209,18 +183,74 @@ describe('benchgate bench: output and interruption', () => {
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
   });
 
-  it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
+  async function interruptWith(sig: NodeJS.Signals, exitCode: number): Promise<void> {
     const out = tmp();
     const { child, done } = start(longRunArgs(out, '2'));
     await waitFor(() => (recordsSoFar(out) ?? '').length > 0);
-    child.kill('SIGINT');
+    child.kill(sig);
     const r = await done;
-    expect(r.code).toBe(130);
+    expect(r.code).toBe(exitCode);
     const dir = onlyRunDir(out);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
     expect(summary.incomplete?.reason).toMatch(/interrupted/);
     const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n');
     expect(lines.length).toBe(summary.levels[0].requests.completed + summary.levels[0].requests.failed);
     expect(r.stdout).toContain('run incomplete');
+  }
+
+  it('Ctrl-C writes what is complete, marks the run incomplete and exits 130', async () => {
+    await interruptWith('SIGINT', 130);
   });
+
+  it('SIGTERM is treated like Ctrl-C: what is complete is written, the summary printed, exit 143', async () => {
+    await interruptWith('SIGTERM', 143);
+  });
+});
+
+describe('benchgate bench with a piped stderr', () => {
+  it('prints a plain progress line per level (no rewritten line, no carriage return)', async () => {
+    const out = tmp();
+    const r = await run(longRunArgs(out, '1,2').map((a) => (a === '400' ? '10' : a)));
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    expect(r.stderr).toMatch(/^level 1\/2 concurrency 1 {2}10\/10 done/m);
+    expect(r.stderr).toMatch(/^level 2\/2 concurrency 2 {2}10\/10 done/m);
+  });
+});
+
+describe('benchgate bench and a full disk', () => {
+  it('refuses to start when the output directory has too little free space, naming it (exit 3)', async () => {
+    const out = tmp();
+    // a billion planned requests need far more than the disk holds
+    const r = await run(longRunArgs(out, '1').map((a) => (a === '400' ? '1000000000' : a)));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`not enough free space for results in ${out}`);
+    expect(r.stderr).toContain('[BG_E_DISK]');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it.skipIf(!CAN_MOUNT_TMPFS)(
+    `a disk that fills mid-run: the file is named, complete lines kept, no temp file, exit 3 (${NEEDS_ROOT})`,
+    async () => {
+      const fs = mountTinyFs(104 * 1024); // just above the 100 MiB floor and this run's estimate
+      try {
+        const { done } = start(longRunArgs(fs.dir, '2'));
+        await waitFor(() => (recordsSoFar(fs.dir) ?? '').length > 0);
+        fs.fill();
+        const r = await done;
+        expect(r.stderr).toMatch(
+          /could not write \S+(requests\.jsonl|level-00\.json|summary\.json): the disk is full \(ENOSPC\)/,
+        );
+        expect(r.stderr).not.toContain('internal error');
+        expect(r.code).toBe(3);
+        const dir = join(fs.dir, readdirSync(fs.dir).find((d) => d !== 'filler') ?? '');
+        expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+        const text = readFileSync(join(dir, 'requests.jsonl'), 'utf8');
+        expect(text.endsWith('\n')).toBe(true);
+        for (const l of text.trimEnd().split('\n')) JSON.parse(l);
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 });

@@ -1,5 +1,5 @@
 // `benchgate bench [PLAN]`: flags compose with (and override) a plan file (plan/merge-flags.ts); parse, call runBench,
-// print the table (or the summary JSON with --json), map Ctrl-C to exit 130. No logic beyond wiring.
+// print the table (or the summary JSON with --json), map Ctrl-C to exit 130 and SIGTERM to 143. No logic beyond wiring.
 
 import type { Command } from 'commander';
 import { checkpointGate } from '../../checkpoint/gate.js';
@@ -7,13 +7,14 @@ import { renderChecklist } from '../../checkpoint/render-text.js';
 import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
-import { silentProgress, ttyProgress } from '../../load/progress.js';
+import { stderrProgress } from '../../load/progress.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
 import { runBench } from '../../session/run-bench.js';
 import { action, parseNumberList, parsePositive } from '../action.js';
+import { withInterrupt } from '../terminal.js';
 
 interface BenchFlags {
   url?: string;
@@ -120,54 +121,43 @@ export function registerBench(program: Command): void {
           planPath: planPath ?? null,
           levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
         });
-        const live = !o.json && process.stderr.isTTY === true;
-        const progress = live
-          ? ttyProgress()
-          : { ...silentProgress, note: (l: string) => process.stderr.write(`${l}\n`) };
-        const interrupt = new AbortController();
-        const onSigint = (): void => {
-          if (interrupt.signal.aborted) process.exit(130);
-          process.stderr.write(
-            '\nbenchgate: interrupted; writing what is complete (Ctrl-C again to quit now)\n',
-          );
-          interrupt.abort();
-        };
-        process.on('SIGINT', onSigint);
-        const host = await openHost(plan.host);
-        const gate = checkpointGate({
-          plan,
-          host,
-          signal: interrupt.signal,
-          onProgress: (l) => progress.note(l),
-          onReport: ({ report }) =>
-            process.stderr.write(
-              `${renderChecklist(report, { color: !o.json && wantsColor(process.stderr) })}\n`,
-            ),
-        });
-        try {
-          const result = await runBench({
+        const progress = stderrProgress({ json: o.json === true });
+        return withInterrupt(async (signal, interruptExit) => {
+          const host = await openHost(plan.host);
+          const gate = checkpointGate({
             plan,
-            planPath: planPath ?? null,
-            signal: interrupt.signal,
-            progress,
-            force: o.force === true,
-            beforeLoad: gate.beforeLoad,
-            afterLevel: gate.afterLevel,
+            host,
+            signal,
+            onProgress: (l) => progress.note(l),
+            onReport: ({ report }) =>
+              process.stderr.write(
+                `${renderChecklist(report, { color: !o.json && wantsColor(process.stderr) })}\n`,
+              ),
           });
-          if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
-          else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
-          if (result.interrupted) return 130;
-          if (result.allFailed) {
-            process.stderr.write(
-              `benchgate: every request of the run failed; see errorsByCode in ${result.runDir}/summary.json [BG_E_ALL_FAILED]\n`,
-            );
-            return 1;
+          try {
+            const result = await runBench({
+              plan,
+              planPath: planPath ?? null,
+              signal,
+              progress,
+              force: o.force === true,
+              beforeLoad: gate.beforeLoad,
+              afterLevel: gate.afterLevel,
+            });
+            if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
+            else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
+            if (result.interrupted) return interruptExit();
+            if (result.allFailed) {
+              process.stderr.write(
+                `benchgate: every request of the run failed; see errorsByCode in ${result.runDir}/summary.json [BG_E_ALL_FAILED]\n`,
+              );
+              return 1;
+            }
+            return 0;
+          } finally {
+            await host.close();
           }
-          return 0;
-        } finally {
-          process.off('SIGINT', onSigint);
-          await host.close();
-        }
+        });
       }),
     );
 }

@@ -8,6 +8,7 @@ import { renderChecklist } from '../../checkpoint/render-text.js';
 import { runCheckpoint } from '../../checkpoint/run.js';
 import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
+import { throttledLines } from '../../load/progress.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { action } from '../action.js';
 
@@ -45,7 +46,12 @@ export function registerCheck(program: Command): void {
             plan,
             signal: controller.signal,
             recordReference: o.recordReference,
-            onProgress: format === 'json' ? undefined : (line) => process.stderr.write(`${line}\n`),
+            onProgress:
+              format === 'json'
+                ? undefined
+                : process.stderr.isTTY
+                  ? (line) => process.stderr.write(`${line}\n`)
+                  : throttledLines((line) => process.stderr.write(`${line}\n`)),
           });
           const out =
             format === 'json'

@@ -62,7 +62,7 @@ export function registerDemo(program: Command): void {
           `  Levels ${plan.load.levels.join(', ')} concurrent requests. The simulator runs ${timeScale}x faster than the modelled` +
             ` GPUs: tok/s read ${timeScale}x high and ms ${timeScale}x low; ratios between configs are unaffected.`,
         );
-        return withInterrupt(async (signal) => {
+        return withInterrupt(async (signal, interruptExit) => {
           const result = await runMatrix({
             plan,
             planPath: null,
@@ -76,7 +76,7 @@ export function registerDemo(program: Command): void {
           io.print(renderMatrixSummary(plan, result));
           if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
           io.log(`demo finished in ${((monoNowMs() - started) / 1000).toFixed(1)} s`);
-          if (result.cancelled) return 130;
+          if (result.cancelled) return interruptExit();
           const byName = new Map(result.configs.map((c) => [c.name, c]));
           const drifted = byName.get('eagle3-topk1-v2-drifted');
           const goodOk = ['baseline', 'eagle3-topk4-v1', 'eagle3-topk1-v2'].every(

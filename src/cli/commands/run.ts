@@ -2,22 +2,41 @@
 // config, then compare). Wiring only: flags → runMatrix, results → stdout, progress → stderr.
 
 import type { Command } from 'commander';
-import { silentProgress, ttyProgress } from '../../load/progress.js';
+import { silentProgress, stderrProgress } from '../../load/progress.js';
 import { defaultStages } from '../../matrix/default-stages.js';
 import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
 import { loadPlanFile } from '../../plan/load.js';
-import { action } from '../action.js';
+import { action, parseNumberList } from '../action.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../terminal.js';
 
 interface RunFlags {
   resume?: string;
   yes?: boolean;
   only?: string[];
-  killLeftovers?: boolean;
+  /** true or '' (bare flag): only processes benchgate launched; 'PID,PID': those too. */
+  killLeftovers?: boolean | string;
   json?: boolean;
   out?: string;
+}
+
+/** The PIDs named by --kill-leftovers=PID,PID (none for the bare flag). */
+function namedPids(flag: boolean | string | undefined): number[] {
+  if (typeof flag !== 'string' || flag === '') return [];
+  return parseNumberList('--kill-leftovers', flag, { integer: true });
+}
+
+const PID_LIST = /^\d+(,\d+)*$/;
+
+/**
+ * `--kill-leftovers` takes an optional value, and commander would take the plan path after a bare flag
+ * as that value; a bare flag not followed by a PID list becomes `--kill-leftovers=` before parsing.
+ */
+export function bareKillLeftoversFlag(argv: readonly string[]): string[] {
+  return argv.map((a, i) =>
+    a === '--kill-leftovers' && !PID_LIST.test(argv[i + 1] ?? '') ? '--kill-leftovers=' : a,
+  );
 }
 
 export function registerRun(program: Command): void {
@@ -34,8 +53,8 @@ export function registerRun(program: Command): void {
     .option('--yes', 'do not ask for confirmation before starting')
     .option('--only <name...>', 'run only the named config(s)')
     .option(
-      '--kill-leftovers',
-      "end processes left holding a config's port by an earlier run (their PIDs are reported)",
+      '--kill-leftovers [pids]',
+      "end processes an earlier benchgate run left holding a config's port; with =PID,PID also the processes you name (others are only reported)",
     )
     .option('--out <dir>', "parent directory for the matrix (default: the plan's output)")
     .option('--json', 'print only a JSON result on stdout; no decoration on stderr')
@@ -45,13 +64,13 @@ export function registerRun(program: Command): void {
         const io = matrixConsole({ json: flags.json ?? false });
         if (!plan.configs || plan.configs.length === 0) {
           // No servers to launch: checkpoint + sweep + report against the running target.
-          return withInterrupt(async (signal) => {
+          return withInterrupt(async (signal, interruptExit) => {
             const r = await runSingle({
               plan,
               planPath,
               stages: defaultStages(),
               signal,
-              progress: flags.json || !process.stderr.isTTY ? silentProgress : ttyProgress(),
+              progress: flags.json ? silentProgress : stderrProgress({ json: false }),
               print: io.print,
               onProgress: io.progress,
               json: flags.json ?? false,
@@ -65,17 +84,18 @@ export function registerRun(program: Command): void {
               io.print(`run directory: ${r.runDir}`);
               if (r.comparison?.htmlPath) io.print(`HTML report: ${r.comparison.htmlPath}`);
             }
-            return r.interrupted ? 130 : 0;
+            return r.interrupted ? interruptExit() : 0;
           });
         }
-        return withInterrupt(async (signal) => {
+        return withInterrupt(async (signal, interruptExit) => {
           const result = await runMatrix({
             plan,
             planPath,
             resumeDir: flags.resume,
             outDir: flags.out,
             only: flags.only,
-            killLeftovers: flags.killLeftovers ?? false,
+            killLeftovers: flags.killLeftovers !== undefined && flags.killLeftovers !== false,
+            killLeftoverPids: namedPids(flags.killLeftovers),
             json: flags.json ?? false,
             confirm:
               flags.yes || !io.interactive
@@ -96,7 +116,7 @@ export function registerRun(program: Command): void {
             io.print(renderMatrixSummary(plan, result));
             if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
           }
-          return matrixExitCode(result);
+          return result.cancelled ? interruptExit() : matrixExitCode(result);
         });
       }),
     );
