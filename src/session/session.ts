@@ -30,6 +30,7 @@ import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { createRunStore, type RunStore } from '../results/run-store.js';
+import { capacityCheck } from './capacity-check.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
 export type BeforeLoadResult = CheckpointOutcome;
@@ -271,6 +272,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
           source: { tool: 'benchgate' },
           startedAt: anchor.wallIso,
           finishedAt: null,
+          ...capacityCheck(plan),
         },
       }),
     runLevel: sweep,
