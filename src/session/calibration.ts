@@ -32,6 +32,11 @@ export interface CalibrateOptions {
 const TIMEOUTS = timeoutsFromPlan(targetSchema.shape.timeouts.parse(undefined));
 const SWEEP = { concurrencies: [1, 16, 64, 256], durationMs: 3000, outputTokens: 64 };
 const QUICK = { concurrencies: [1, 8], durationMs: 800, outputTokens: 16 };
+/**
+ * A level ends after this many requests if its duration has not run out first: the simulator keeps
+ * its last 2,048 requests' write times, and every measured request must be paired with its own.
+ */
+const MAX_LEVEL_REQUESTS = 2000;
 
 interface Truth {
   arrivalMs: number;
@@ -115,7 +120,7 @@ async function measureLevel(
   const self = startSelfCheck();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await runLevel({ shape: shape(null, durationMs), send, onRecord: (r) => records.push(r) });
+  await runLevel({ shape: shape(MAX_LEVEL_REQUESTS, durationMs), send, onRecord: (r) => records.push(r) });
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const reading = self.stop();
