@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { benchgateVersion } from '../core/version.js';
 import { registerBench } from './commands/bench.js';
+import { registerCalibrate } from './commands/calibrate.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerMerge(program);
   registerK8s(program);
   registerSchema(program);
+  registerCalibrate(program);
   for (const c of program.commands) c.exitOverride();
   return program;
 }

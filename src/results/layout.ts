@@ -35,6 +35,8 @@ export interface Manifest {
   checkpoint: CheckpointReport | null;
   /** Set when the user forced a run past failed required checks. */
   forced: { failedFindingIds: string[] } | null;
+  /** Levels whose demand exceeds the client's calibrated capacity (`benchgate calibrate`), one sentence each. */
+  capacityNotes?: string[];
   /** How prompts were sized: the server's tokenizer, a local tokenizer.json, or an approximation. */
   tokenizer: { method: 'server-tokenize' | 'local-tokenizer-json' | 'approximate'; detail: string } | null;
   /** Where results came from: benchgate itself, or an import of another tool's file. */

@@ -38,6 +38,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
+import { capacityCheck } from './capacity-check.js';
 import { waitForServer } from './server-wait.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
@@ -238,6 +239,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     where: { outDir?: string; runDir?: string; name?: string },
     anchor: ClockAnchor,
     tok: PromptTokenizer | null,
+    notes: { capacityNotes?: string[] } = {},
   ): RunStore =>
     createRunStore({
       outDir: where.outDir ?? plan.output,
@@ -260,6 +262,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
         source: { tool: 'benchgate' },
         startedAt: anchor.wallIso,
         finishedAt: null,
+        ...notes,
       },
     });
 
@@ -339,7 +342,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     checkpoint,
     forced,
     tokenizer,
-    openStore: (where) => makeStore(where, anchor, tokenizer),
+    // levels beyond the client's calibrated capacity are noted before any load (benchgate calibrate)
+    openStore: (where) => makeStore(where, anchor, tokenizer, capacityCheck(plan)),
     runLevel: sweep,
     close: destroyAgents,
   };

@@ -106,6 +106,21 @@ function sendWhole(res: ServerResponse, r: SimRequest, body: unknown): void {
   sendJson(res, 200, body);
 }
 
+/** The server-side counts an engine's events report at `nowMs` (usage, meta_info, timings). */
+function eventCounts(spec: GenerationSpec, r: SimRequest, firstTokenMs: number, nowMs: number): EventCounts {
+  return {
+    promptTokens: r.promptTokens,
+    cachedTokens: r.cachedTokens,
+    generated: r.generated,
+    verifyCt: r.verifyCt,
+    acceptedDraftTokens: r.acceptedDraftTokens,
+    e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
+    draftTokens: r.verifyCt * spec.specGuessTokens,
+    promptMs: firstTokenMs - r.arrivalMs,
+    predictedMs: nowMs - firstTokenMs,
+  };
+}
+
 export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks: GenerationHooks): void {
   const created = Math.floor(Date.now() / 1000);
   let text = '';
@@ -151,17 +166,7 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
     if (spec.api === 'chat' && chunkIndex === 1) writer.write(events.chatRoleEvent(r.promptTokens));
     const nowMs = monoNowMs();
     firstTokenMs ??= nowMs;
-    const counts: EventCounts = {
-      promptTokens: r.promptTokens,
-      cachedTokens: r.cachedTokens,
-      generated: r.generated,
-      verifyCt: r.verifyCt,
-      acceptedDraftTokens: r.acceptedDraftTokens,
-      e2eLatencyS: (nowMs - r.arrivalMs) / 1000,
-      draftTokens: r.verifyCt * spec.specGuessTokens,
-      promptMs: firstTokenMs - r.arrivalMs,
-      predictedMs: nowMs - firstTokenMs,
-    };
+    const counts = eventCounts(spec, r, firstTokenMs, nowMs);
     writer.write(events.tokenEvent(piece, text, done, counts));
     if (r.chunkWriteMs.length < MAX_TRUTH_CHUNKS) {
       r.chunkWriteMs.push(nowMs);
