@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareLossless, type LosslessAnswers, type LosslessRecord } from '../metrics/lossless.js';
 import type { LoadedRun } from '../results/layout.js';
-import { losslessMarkdownLines, losslessRows, losslessTextLines } from './lossless-section.js';
+import { escapeHtml } from './escape.js';
+import { losslessHtml, losslessMarkdownLines, losslessRows, losslessTextLines } from './lossless-section.js';
 
 const answers = (ids: number[], text: string): LosslessAnswers => ({
   schema: 'benchgate.lossless-answers/1',
@@ -58,6 +59,13 @@ describe('lossless report section', () => {
     const md = losslessMarkdownLines(rows, (s) => s.replace(/\|/g, '\\|')).join('\n');
     expect(md).toContain('## Lossless (greedy answers vs baseline)');
     expect(md).toContain('- **spec**: diverges early');
+    const html = losslessHtml(rows, escapeHtml);
+    expect(html).toContain('<h2 id="lossless">');
+    expect(html).toContain('<li class="worse"><strong>spec</strong>: diverges early');
+    // both continuations shown, escaped (quotes are HTML-escaped)
+    expect(html).toContain('two three four');
+    expect(html).toContain('nine nine nine');
+    expect(losslessHtml([], escapeHtml)).toBe('');
     expect(losslessTextLines([])).toEqual([]);
   });
 });

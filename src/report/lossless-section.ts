@@ -1,7 +1,7 @@
 // The lossless section of a report or comparison: each run's greedy-output verdict against the
 // baseline (from its lossless.json), with the prompt and both continuations of an early divergence.
-// A separate section, so the validity renderers stay untouched: text and markdown append it, JSON
-// carries the rows as they are.
+// A separate section, so the validity renderers stay untouched: text, markdown and HTML append it,
+// JSON carries the rows as they are.
 
 import { losslessLines, VERDICT_WORDS } from '../metrics/lossless.js';
 import type { LoadedRun } from '../results/layout.js';
@@ -80,4 +80,16 @@ export function losslessMarkdownLines(
     }
   }
   return out;
+}
+
+/** HTML; `esc` is the HTML renderer's escaping (passed in to keep one owner of it). */
+export function losslessHtml(rows: readonly LosslessRow[] | undefined, esc: (s: string) => string): string {
+  if (!rows?.length) return '';
+  const items = rows.map((row) => {
+    if (row.verdict === 'baseline') return `<li><strong>${esc(row.run)}</strong>: baseline</li>`;
+    const detail = row.lines.length > 1 ? `<pre>${esc(row.lines.slice(1).join('\n'))}</pre>` : '';
+    const cls = row.valid ? '' : ' class="worse"';
+    return `<li${cls}><strong>${esc(row.run)}</strong>: ${esc(row.summary)}${esc(validityWord(row))}${detail}</li>`;
+  });
+  return `<h2 id="lossless">Lossless (greedy answers vs baseline)</h2><ul>${items.join('')}</ul>`;
 }

@@ -4,6 +4,7 @@
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
+import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
@@ -105,6 +106,8 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
       `<div class="note"><strong>Flagged levels</strong><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></div>`,
     );
   h.push(metricPicker(cmp), steadyHtml(cmp));
+
+  h.push(losslessHtml(cmp.lossless, esc));
 
   h.push('<h2 id="config">Configuration differences</h2>');
   if (cmp.configDiff.length === 0)
