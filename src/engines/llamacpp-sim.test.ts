@@ -1,31 +1,15 @@
 // The real CLI (check and bench, in its own process) against the simulator's llamacpp flavour, with
 // and without a draft model: the behaviours a real llama-server was checked for, covered without it.
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/test-support/run-cli.js';
 import { startSimulatorProcess } from '../session/simulator-process.js';
 import type { SimulatorHandle } from '../sim/api.js';
 
-const MAIN = new URL('../cli/main.ts', import.meta.url).pathname;
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = runCli;
 
 const BASE = ['-m', 'main.gguf', '--metrics', '-np', '4', '-c', '2048'];
 

@@ -1,29 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli/test-support/run-cli.js';
 import { startSimulator } from '../sim/index.js';
 
 // The real `benchgate bench` CLI against the simulator's start-up and error faults (issue 12 items 7, 8).
 
-const MAIN = new URL('../cli/main.ts', import.meta.url).pathname;
-
-function bench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'bench', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const bench = (args: string[]) => runCli(['bench', ...args]);
 
 function planFile(url: string, out: string, expectLines: string[]): string {
   const path = join(out, 'plan.yaml');
