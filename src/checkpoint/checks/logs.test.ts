@@ -1,14 +1,13 @@
 // End to end: the real `benchgate check --json` against a fixture vLLM server, judging corpus logs
 // (terminal-wrapped config, dead starts, speculative decoding that never accepts, bad input).
 
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/test-support/run-cli.js';
 import { type FixtureServer, startFixtureServer } from '../../engines/fixture-server.js';
 
-const MAIN = new URL('../../cli/main.ts', import.meta.url).pathname;
 const CORPUS = new URL('../../engines/corpus/', import.meta.url).pathname;
 
 interface JsonFinding {
@@ -18,24 +17,11 @@ interface JsonFinding {
   evidence: { where: string; excerpt: string }[];
 }
 
-function checkJson(
+async function checkJson(
   planPath: string,
 ): Promise<{ code: number | null; findings: JsonFinding[]; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', planPath, '--json'], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code) => resolve({ code, findings: JSON.parse(stdout).findings, stderr })),
-  );
+  const r = await runCli(['check', planPath, '--json']);
+  return { code: r.code, findings: JSON.parse(r.stdout).findings, stderr: r.stderr };
 }
 
 describe('benchgate check reads real-world logs', () => {
