@@ -7,7 +7,7 @@ import { getAdapter } from '../engines/index.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import type { Plan } from '../plan/schema.js';
-import type { CheckpointReport } from './finding.js';
+import { type CheckpointReport, gateFailed } from './finding.js';
 import { runCheckpoint, targetHeaders } from './run.js';
 import { readFingerprintCheap } from './verified-target.js';
 
@@ -18,7 +18,7 @@ export interface CheckpointOutcome {
 
 export interface CheckpointGate {
   beforeLoad: (ctx: { url: string }) => Promise<CheckpointOutcome>;
-  afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>;
+  afterLevel: () => Promise<AfterLevelValidity>;
 }
 
 export function checkpointGate(o: {
@@ -44,10 +44,59 @@ export function checkpointGate(o: {
       return outcome;
     },
     afterLevel: async () => {
-      const target = outcome?.verifiedTarget;
-      if (!target) return { valid: true, reasons: [] };
-      return checkDrift({ plan: checkedPlan, host: o.host, verifiedTarget: target });
+      const verifiedTarget = outcome?.verifiedTarget;
+      if (!outcome || !verifiedTarget) return { valid: true, reasons: [] };
+      const r = await checkAfterLevel({
+        current: outcome,
+        drift: () => checkDrift({ plan: checkedPlan, host: o.host, verifiedTarget }),
+        recheck: () =>
+          runCheckpoint({ plan: checkedPlan, host: o.host, signal: o.signal, onProgress: o.onProgress }),
+      });
+      outcome = r.outcome;
+      return r.validity;
     },
+  };
+}
+
+/** A level's validity after the drift check; `endRun` says later levels must not run (and why). */
+export interface AfterLevelValidity {
+  valid: boolean;
+  reasons: string[];
+  endRun?: string;
+}
+
+/**
+ * The drift check after a level, and what follows a drift. The level the drift touched is invalid.
+ * A server that restarted (or changed) is checked again in full, so later levels are judged against
+ * the server as it is now: when it passes, its new fingerprint replaces the old one and the run goes
+ * on; when it fails, it no longer runs the intended configuration and the run ends (`endRun`).
+ */
+export async function checkAfterLevel(o: {
+  current: CheckpointOutcome;
+  /** The cheap re-read of the current verified target's fingerprint. */
+  drift: () => Promise<{ valid: boolean; reasons: string[] }>;
+  recheck: () => Promise<CheckpointOutcome>;
+}): Promise<{ validity: AfterLevelValidity; outcome: CheckpointOutcome }> {
+  const drift = await o.drift();
+  if (drift.valid) return { validity: drift, outcome: o.current };
+  const again = await o.recheck();
+  if (again.report.ok && again.verifiedTarget) {
+    return {
+      validity: {
+        valid: false,
+        reasons: [
+          ...drift.reasons,
+          'the checkpoint passed again after this level, so later levels are judged against the new fingerprint',
+        ],
+      },
+      outcome: again,
+    };
+  }
+  const failed = gateFailed(again.report.findings).map((f) => f.id);
+  const why = `after the drift (${drift.reasons.join('; ')}) the checkpoint failed again: ${failed.join(', ') || 'no verified target'}; later levels would not measure the intended configuration`;
+  return {
+    validity: { valid: false, reasons: [...drift.reasons, why], endRun: why },
+    outcome: o.current,
   };
 }
 

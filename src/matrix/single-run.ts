@@ -2,7 +2,7 @@
 // sweep (drift-checked after each level) → report, in one run directory. No process is launched or stopped.
 
 import { join } from 'node:path';
-import type { CheckpointOutcome } from '../checkpoint/gate.js';
+import { type CheckpointOutcome, checkAfterLevel } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import { openHost } from '../hosts/open-host.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
@@ -46,9 +46,17 @@ export async function runSingle(opts: {
         return checked;
       },
       afterLevel: async () => {
-        const verified: VerifiedTarget | null = (checked as CheckpointOutcome | null)?.verifiedTarget ?? null;
-        if (!verified) return { valid: true, reasons: [] };
-        return stages.driftCheck({ plan, host, verifiedTarget: verified });
+        const current = checked as CheckpointOutcome | null;
+        const verifiedTarget: VerifiedTarget | null = current?.verifiedTarget ?? null;
+        if (!current || !verifiedTarget) return { valid: true, reasons: [] };
+        const r = await checkAfterLevel({
+          current,
+          drift: () => stages.driftCheck({ plan, host, verifiedTarget }),
+          recheck: () =>
+            stages.checkpoint({ plan, host, signal: opts.signal, onProgress: opts.onProgress ?? (() => {}) }),
+        });
+        checked = r.outcome;
+        return r.validity;
       },
     });
     const comparison =

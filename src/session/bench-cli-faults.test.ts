@@ -82,4 +82,32 @@ describe('bench CLI under start-up and error faults', () => {
       await sim.close();
     }
   });
+
+  it('re-verifies a server that restarted mid-run: the level it touched is invalid, later levels are judged against the new fingerprint (restart-after)', async () => {
+    // generations: checkpoint smoke 1, bench smoke 2, level 0 3-6, level 1 7-8 then the restart; after
+    // it the checkpoint's smoke is 1 again and level 2 (4 requests) stays below the next restart
+    const sim = await sglangSim('restart-after=8');
+    try {
+      await sim.ready;
+      const out = mkdtempSync(join(tmpdir(), 'bg-cli-restart-'));
+      const path = planFile(sim.url, out, ['wait: 20s']);
+      writeFileSync(
+        path,
+        readFileSync(path, 'utf8').replace('levels: [1], requests: 2', 'levels: [1, 2, 3], requests: 4'),
+      );
+      const r = await bench([path, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout) as {
+        levels: { validity: { valid: boolean; reasons: string[] } }[];
+        incomplete?: unknown;
+      };
+      expect(summary.incomplete).toBeUndefined();
+      expect(summary.levels.map((l) => l.validity.valid)).toEqual([true, false, true]);
+      const reasons = summary.levels[1].validity.reasons.join(' ');
+      expect(reasons).toMatch(/restarted/);
+      expect(reasons).toMatch(/checkpoint passed again/);
+    } finally {
+      await sim.close();
+    }
+  });
 });

@@ -47,6 +47,8 @@ export interface RunBenchResult {
   simulated: boolean;
   /** At least one measured request was sent and none succeeded (`bench` exits 1). */
   allFailed: boolean;
+  /** The run ended before its last level (dead server, failed re-check after a drift): `bench` exits 1. */
+  endedEarly: { code: string; message: string } | null;
 }
 
 /** At least one measured request and not one success. */
@@ -129,7 +131,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     const levels: LevelSummary[] = [];
     let interrupted = false;
     let failure: string | null = null;
-    let deadStop: string | null = null;
+    let endedEarly: { code: string; message: string } | null = null;
     let summary: RunSummary;
     try {
       // a failed write (full disk) stops the level at once: what is complete stays readable
@@ -154,8 +156,8 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         levels.push(r.summary);
         interrupted = r.interrupted;
         if (interrupted) break;
-        if (r.stop?.serverDead) {
-          deadStop = `${r.stop.message} [${r.stop.code}]`;
+        if (r.stop?.endsRun) {
+          endedEarly = { code: r.stop.code, message: r.stop.message };
           break;
         }
       }
@@ -166,7 +168,8 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       interrupted = interrupted || opts.signal?.aborted === true;
       summary = { schema: 'benchgate.summary/1', runId: store.runId, name, levels };
       if (failure !== null) summary.incomplete = { reason: `stopped by an error: ${failure}` };
-      else if (deadStop !== null) summary.incomplete = { reason: deadStop };
+      else if (endedEarly !== null)
+        summary.incomplete = { reason: `${endedEarly.message} [${endedEarly.code}]` };
       else if (interrupted)
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
       if (shard && !store.writeError) {
@@ -183,6 +186,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       interrupted,
       simulated: sim !== null,
       allFailed: everyRequestFailed(levels),
+      endedEarly,
     };
   } finally {
     destroyAgents();

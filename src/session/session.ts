@@ -47,6 +47,8 @@ export type BeforeLoadResult = CheckpointOutcome;
 export interface LevelValidity {
   valid: boolean;
   reasons: string[];
+  /** Later levels must not run (the server no longer passes the checkpoint), and why. */
+  endRun?: string;
 }
 
 export interface OpenSessionOptions {
@@ -73,8 +75,11 @@ export interface OpenSessionOptions {
 export interface LevelStop {
   code: ErrorCode;
   message: string;
-  /** No request of the level succeeded: the run should not go on (see docs/reliability.md). */
-  serverDead: boolean;
+  /**
+   * The run must not go on: no request of the level succeeded (the server is taken as dead), or the
+   * server failed the checkpoint again after a drift (see docs/reliability.md).
+   */
+  endsRun: boolean;
 }
 
 export interface LevelOutcome {
@@ -530,10 +535,13 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     if (interrupted) validity.reasons.push('interrupted before the level finished');
     const stop = result.errorStop
       ? errorRateStop(levelWords(key), result.errorStop, plan.load.error_stop.rate)
-      : null;
+      : validity.endRun
+        ? driftStop(levelWords(key), validity.endRun)
+        : null;
     if (stop) {
       validity.valid = false;
-      validity.reasons.push(stop.message);
+      // a drift's reasons are already the level's; an error-rate stop adds its own
+      if (result.errorStop) validity.reasons.push(stop.message);
       c.progress.note(`benchgate: ${stop.message} [${stop.code}]`);
     }
     const summary = await summarizeStoredLevel(join(o.store.dir, REQUESTS_FILE), {
@@ -557,12 +565,20 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   };
 }
 
+function driftStop(level: string, why: string): LevelStop {
+  return {
+    code: 'BG_E_CHECK_FAILED',
+    endsRun: true,
+    message: `the server drifted during level ${level} and ${why}; later levels are not run`,
+  };
+}
+
 function errorRateStop(level: string, s: ErrorStop, threshold: number): LevelStop {
   const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
   const serverDead = s.failed === s.total;
   return {
     code: 'BG_E_LEVEL_ERROR_RATE',
-    serverDead,
+    endsRun: serverDead,
     message:
       `level ${level} stopped: ${s.failed} of ${s.total} requests failed (${pct(s.rate)}, above the ${pct(threshold)} of load.error_stop.rate); ` +
       `most common: ${s.topCode} ×${s.topCount} (${s.topMessage.slice(0, 200)}); the records so far are kept and the level is invalid` +

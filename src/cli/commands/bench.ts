@@ -153,6 +153,12 @@ export function registerBench(program: Command): void {
               );
               return 1;
             }
+            if (result.endedEarly) {
+              process.stderr.write(
+                `benchgate: the run ended before its last level: ${result.endedEarly.message} [${result.endedEarly.code}]; the levels so far are in ${result.runDir}\n`,
+              );
+              return 1;
+            }
             return 0;
           } finally {
             await host.close();
