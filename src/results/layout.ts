@@ -20,6 +20,12 @@ export const REQUESTS_FILE = 'requests.jsonl';
 export const SUMMARY_FILE = 'summary.json';
 export const SUMMARY_CSV_FILE = 'summary.csv';
 export const levelFile = (levelIndex: number): string => `level-${String(levelIndex).padStart(2, '0')}.json`;
+/** A level's /metrics time series (session/level-telemetry.ts). */
+export const telemetryFile = (levelIndex: number): string =>
+  `telemetry-level-${String(levelIndex).padStart(2, '0')}.json`;
+/** A level's nvidia-smi samples on the target's host (session/gpu-telemetry.ts). */
+export const gpuFile = (levelIndex: number): string =>
+  `gpu-level-${String(levelIndex).padStart(2, '0')}.json`;
 
 export interface Manifest {
   schema: 'benchgate.manifest/1';
