@@ -14,6 +14,7 @@ import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
+import type { LevelTelemetryFiles } from './telemetry-files.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -74,4 +75,6 @@ export interface LoadedRun {
   warnings: string[];
   /** The lossless verdict (lossless.json) when the run has one. */
   lossless?: LosslessRecord | null;
+  /** Server and GPU telemetry per level index (telemetry-level-NN.json, gpu-level-NN.json); a level without files is absent. */
+  telemetry?: Record<number, LevelTelemetryFiles>;
 }

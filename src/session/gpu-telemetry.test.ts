@@ -103,6 +103,21 @@ describe('bench with GPU telemetry (fake nvidia-smi on PATH)', () => {
       expect(level.energy?.joules).toBeCloseTo(370.5 * windowS, 6);
       expect(level.energyPerTokenJ).toBeCloseTo((370.5 * windowS) / tokens, 9);
       expect(level.energy?.meanPowerW).toBeCloseTo(370.5, 9);
+
+      // the report shows it: a line per level (text, markdown), the figures (JSON), charts (HTML)
+      const text = await runCli(['report', runDir, '--format', 'text', '--metric', 'energy_per_token']);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/Energy\/token \(J\/tok, lower is better\)/);
+      expect(text.stdout).toMatch(
+        /level c=2: KV-cache peak \d+\.\d%, mean \d+\.\d%; queue \(waiting\) peak \d+; running peak \d+; 0 failed scrapes; 2 GPUs: mean power 370\.5 W, utilisation 66\.0%, peak memory 40312 MiB; [\d.]+ J\/output token/,
+      );
+      const json = JSON.parse((await runCli(['report', runDir, '--format', 'json'])).stdout);
+      expect(json.telemetry[0]).toMatchObject({ levelIndex: 0, gpu: { gpus: 2, available: true } });
+      expect(json.telemetry[0].energyPerTokenJ).toBeCloseTo(level.energyPerTokenJ as number, 9);
+      expect(json.telemetry[0].charts).toBeUndefined();
+      const html = (await runCli(['report', runDir, '--format', 'html'])).stdout;
+      for (const id of ['telemetry-0', 'telemetry-latency-0', 'telemetry-gpu-0'])
+        expect(html).toContain(`id="chart-r0-${id}"`);
     } finally {
       await sim.close();
     }
