@@ -7,6 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GpuSample } from '../checkpoint/nvidia-smi.js';
 import { parsePythonJson } from '../core/python-json.js';
+import { gpuFile, telemetryFile } from './layout.js';
+import { writeJsonAtomic } from './run-store.js';
 
 /** The parts of telemetry-level-NN.json the report reads (written by load/telemetry.ts). */
 export interface StoredServerTelemetry {
@@ -80,4 +82,28 @@ export async function readTelemetryFiles(
     levels[li] = entry;
   }
   return { levels, warnings };
+}
+
+/**
+ * Copies a level's telemetry files from `fromDir` (a matrix level's own run) into `toDir` (the config's
+ * assembled run) with every sample time moved by `shiftMs`, as assemble-run moves the records onto one
+ * anchor. A file that is absent or cannot be read is not copied (the report then has none for the level).
+ */
+export async function carryLevelTelemetry(
+  fromDir: string,
+  toDir: string,
+  levelIndex: number,
+  shiftMs: number,
+): Promise<void> {
+  for (const name of [telemetryFile(levelIndex), gpuFile(levelIndex)]) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await readFile(join(fromDir, name), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!isObj(doc) || !Array.isArray(doc.samples)) continue;
+    const samples = doc.samples.map((s) => (isObj(s) && isNum(s.tMs) ? { ...s, tMs: s.tMs + shiftMs } : s));
+    writeJsonAtomic(join(toDir, name), { ...doc, samples });
+  }
 }
