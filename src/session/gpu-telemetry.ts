@@ -68,6 +68,9 @@ export async function startGpuTelemetry(
     const reason = `nvidia-smi could not be started on ${host.description} (${(e as Error).message})`;
     return { stop: async () => ({ ...out, reason }) };
   }
+  // a level that throws never reaches stop(): do not leave nvidia-smi looping after benchgate exits
+  const onExit = (): void => void proc.kill('SIGKILL');
+  process.once('exit', onExit);
   let ended: { code: number | null; signal: string | null } | null = null;
   const exited = proc.exited.then((x) => {
     ended = x;
@@ -75,6 +78,7 @@ export async function startGpuTelemetry(
   });
   return {
     async stop() {
+      process.removeListener('exit', onExit);
       const endedEarly = ended;
       if (!ended) {
         await proc.kill('SIGTERM');
