@@ -6,7 +6,7 @@
 
 import { percentilesInPlace } from '../metrics/percentile.js';
 import { type RequestRecord, succeeded } from '../records/request-record.js';
-import type { StoredGpuTelemetry } from '../results/telemetry-files.js';
+import type { StoredGpuTelemetry } from '../results/layout.js';
 import type { ChartPoint, ChartSpec } from './chart-svg.js';
 
 /** The parts of telemetry-level-NN.json this chart reads (see docs/results-format.md). */

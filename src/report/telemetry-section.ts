@@ -3,12 +3,12 @@
 // Markdown, the same figures for JSON, and charts beside the level's latency for HTML. A separate
 // section, so each renderer only adds one call.
 
-import type { LoadedRun } from '../results/layout.js';
 import type {
   LevelTelemetryFiles,
+  LoadedRun,
   StoredGpuTelemetry,
   StoredServerTelemetry,
-} from '../results/telemetry-files.js';
+} from '../results/layout.js';
 import { type ChartSpec, renderChartSvg } from './chart-svg.js';
 import { formatValue } from './format.js';
 import { levelLabel } from './levels.js';

@@ -7,6 +7,7 @@
 // Matrix runs nest one run directory per configuration under <out>/<matrix-id>/<config-name>/.
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
+import type { GpuSample } from '../checkpoint/nvidia-smi.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LosslessRecord } from '../metrics/lossless.js';
@@ -14,7 +15,6 @@ import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
-import type { LevelTelemetryFiles } from './telemetry-files.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -77,4 +77,27 @@ export interface LoadedRun {
   lossless?: LosslessRecord | null;
   /** Server and GPU telemetry per level index (telemetry-level-NN.json, gpu-level-NN.json); a level without files is absent. */
   telemetry?: Record<number, LevelTelemetryFiles>;
+}
+
+/** The parts of telemetry-level-NN.json the report reads (written by load/telemetry.ts). */
+export interface StoredServerTelemetry {
+  intervalMs: number;
+  sources: Record<string, string | null>;
+  samples: { tMs: number; values: Record<string, number | null | undefined> }[];
+  failedScrapes: number;
+}
+
+/** The parts of gpu-level-NN.json the report reads (written by session/gpu-telemetry.ts). */
+export interface StoredGpuTelemetry {
+  available: boolean;
+  reason: string | null;
+  host: string;
+  intervalMs: number;
+  samples: (GpuSample & { tMs: number })[];
+  unreadableLines: number;
+}
+
+export interface LevelTelemetryFiles {
+  server: StoredServerTelemetry | null;
+  gpu: StoredGpuTelemetry | null;
 }

@@ -5,33 +5,15 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GpuSample } from '../checkpoint/nvidia-smi.js';
 import { parsePythonJson } from '../core/python-json.js';
-import { gpuFile, telemetryFile } from './layout.js';
+import {
+  gpuFile,
+  type LevelTelemetryFiles,
+  type StoredGpuTelemetry,
+  type StoredServerTelemetry,
+  telemetryFile,
+} from './layout.js';
 import { writeJsonAtomic } from './run-store.js';
-
-/** The parts of telemetry-level-NN.json the report reads (written by load/telemetry.ts). */
-export interface StoredServerTelemetry {
-  intervalMs: number;
-  sources: Record<string, string | null>;
-  samples: { tMs: number; values: Record<string, number | null | undefined> }[];
-  failedScrapes: number;
-}
-
-/** The parts of gpu-level-NN.json the report reads (written by session/gpu-telemetry.ts). */
-export interface StoredGpuTelemetry {
-  available: boolean;
-  reason: string | null;
-  host: string;
-  intervalMs: number;
-  samples: (GpuSample & { tMs: number })[];
-  unreadableLines: number;
-}
-
-export interface LevelTelemetryFiles {
-  server: StoredServerTelemetry | null;
-  gpu: StoredGpuTelemetry | null;
-}
 
 const FILE = /^(telemetry|gpu)-level-(\d+)\.json$/;
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);

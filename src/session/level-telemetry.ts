@@ -95,7 +95,9 @@ export function levelTelemetry(c: LevelTelemetryContext): { start(levelIndex: nu
           if (gpu) {
             const g = await gpu.stop();
             await host?.close().catch(() => undefined);
-            writeJsonAtomic(join(dir, gpuFile(li)), { levelIndex: li, ...g });
+            // a host with no nvidia-smi at all gets no file (the summary's energy.reason says why)
+            const absent = !g.available && /could not be started/.test(g.reason ?? '');
+            if (!absent) writeJsonAtomic(join(dir, gpuFile(li)), { levelIndex: li, ...g });
             power = g.available ? { samples: g.samples } : { reason: g.reason ?? 'no GPU samples' };
             // nvidia-smi absent or without GPUs: the same next level, so it is not started again
             if (!g.available && /could not be started|found no GPU/.test(g.reason ?? ''))
