@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReadResult } from '../core/read-result.js';
-import { readComputeApps, readGpus, readTopology } from './nvidia-smi.js';
+import { gpuSampleQuery, readComputeApps, readGpuSampleLine, readGpus, readTopology } from './nvidia-smi.js';
 
 // The format corpus: one fixture per shape of nvidia-smi output users have (written for this project
 // after the real formats), and the facts a correct reader must extract from it.
@@ -225,4 +225,45 @@ describe('readTopology', () => {
       expect(readTopology(text)).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(why) });
     },
   );
+});
+
+describe('readGpuSampleLine', () => {
+  it('reads a sampling line, placeholders as null', () => {
+    expect(readGpuSampleLine('0, 87, 40312, 250.50, 1980, 1755')).toEqual({
+      kind: 'value',
+      value: {
+        gpu: 0,
+        utilizationPct: 87,
+        memoryUsedMiB: 40312,
+        powerW: 250.5,
+        smClockMHz: 1980,
+        graphicsClockMHz: 1755,
+      },
+    });
+    const r = readGpuSampleLine('1, 0, 3, [N/A], [Not Supported], 210');
+    expect(r.kind === 'value' && r.value.powerW).toBeNull();
+    expect(r.kind === 'value' && r.value.graphicsClockMHz).toBe(210);
+  });
+
+  it('says a driver message, a header, a short row or binary garbage is unreadable, never a sample', () => {
+    for (const line of [
+      'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.',
+      'index, utilization.gpu [%], memory.used [MiB], power.draw [W], clocks.current.sm [MHz], clocks.current.graphics [MHz]',
+      '0, 87, 40312',
+      '0, 87, 40312, lots, 1980, 1755',
+      '\u0000\u0001\u0002',
+      'x'.repeat(10_000),
+    ])
+      expect(readGpuSampleLine(line).kind).toBe('unreadable');
+  });
+
+  it('asks for one long-running process that loops at the interval', () => {
+    expect(gpuSampleQuery(250)).toEqual([
+      'nvidia-smi',
+      '--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm,clocks.gr',
+      '--format=csv,noheader,nounits',
+      '-lms',
+      '250',
+    ]);
+  });
 });

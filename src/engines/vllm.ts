@@ -337,8 +337,17 @@ export const vllmAdapter: EngineAdapter = {
     running: ['vllm:num_requests_running'],
     waiting: ['vllm:num_requests_waiting'],
     kvCacheUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
-    prefixCacheHitTokens: ['vllm:prefix_cache_hits_total', 'vllm:prefix_cache_hits'],
-    prefixCacheQueryTokens: ['vllm:prefix_cache_queries_total', 'vllm:prefix_cache_queries'],
+    // v1 counters in tokens; `gpu_prefix_cache_*` are the deprecated names of older releases
+    prefixCacheHitTokens: [
+      'vllm:prefix_cache_hits_total',
+      'vllm:prefix_cache_hits',
+      'vllm:gpu_prefix_cache_hits_total',
+    ],
+    prefixCacheQueryTokens: [
+      'vllm:prefix_cache_queries_total',
+      'vllm:prefix_cache_queries',
+      'vllm:gpu_prefix_cache_queries_total',
+    ],
     preemptions: ['vllm:num_preemptions_total', 'vllm:num_preemptions'],
     specAcceptedTokens: ['vllm:spec_decode_num_accepted_tokens_total'],
   },

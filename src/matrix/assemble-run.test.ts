@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,61 @@ describe('assembleConfigRun', () => {
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.anchor.wallEpochMs).toBe(1_000_000);
     expect(await readFile(join(dir, 'summary.csv'), 'utf8')).not.toBe('');
+  });
+
+  it('carries each level’s telemetry files into the config run, on the same anchor as its records', async () => {
+    const configDir = join(dir, 'telemetry-config');
+    const at = (idx: number) => join(configDir, 'levels', String(idx).padStart(2, '0'));
+    for (const [idx, wall] of [
+      [0, 1_000_000],
+      [1, 1_060_000],
+    ]) {
+      await mkdir(at(idx), { recursive: true });
+      await writeFile(
+        join(at(idx), `telemetry-level-0${idx}.json`),
+        JSON.stringify({
+          intervalMs: 1000,
+          sources: {},
+          failedScrapes: 0,
+          samples: [{ tMs: 7, values: {} }],
+        }),
+      );
+      await writeFile(
+        join(at(idx), `gpu-level-0${idx}.json`),
+        JSON.stringify({ available: true, samples: [{ tMs: 8, gpu: 0 }] }),
+      );
+      await writeFile(
+        join(at(idx), 'manifest.json'),
+        JSON.stringify({ anchor: { monoMs: 5000, wallEpochMs: wall } }),
+      );
+      await writeFile(
+        join(at(idx), 'level-00.json'),
+        JSON.stringify(
+          summarizeLevel({
+            levelIndex: 0,
+            level: { kind: 'concurrency', value: 1 },
+            records: [],
+            percentiles: plan.percentiles,
+            slo: plan.slo,
+            inFlightAtEnd: 0,
+          }),
+        ),
+      );
+    }
+    await assembleConfigRun({
+      configDir,
+      runId: 'm/t',
+      name: 't',
+      plan,
+      planPath: null,
+      completedLevels: [0, 1],
+      checkpoint: null,
+      incomplete: null,
+    });
+    const read = async (f: string) => JSON.parse(await readFile(join(configDir, f), 'utf8'));
+    expect((await read('telemetry-level-00.json')).samples[0].tMs).toBe(7);
+    expect((await read('telemetry-level-01.json')).samples[0].tMs).toBe(60_007);
+    expect((await read('gpu-level-01.json')).samples[0].tMs).toBe(60_008);
   });
 
   it('redacts header values of the plan in the assembled manifest (the level manifests already were)', async () => {

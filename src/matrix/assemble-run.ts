@@ -22,6 +22,7 @@ import {
 } from '../results/layout.js';
 import { writeJsonAtomic, writeManifest, writeTextAtomic } from '../results/run-store.js';
 import { summaryCsv } from '../results/summary-csv.js';
+import { carryLevelTelemetry } from '../results/telemetry-files.js';
 
 export const LEVELS_DIR = 'levels';
 export const levelRunDir = (configDir: string, levelIndex: number): string =>
@@ -109,6 +110,7 @@ export async function assembleConfigRun(args: {
     const level: LevelSummary = { ...summary, levelIndex: idx };
     levels.push(level);
     writeJsonAtomic(join(args.configDir, levelFile(idx)), level);
+    await carryLevelTelemetry(dir, args.configDir, idx, shiftMs);
     for (const r of await readRecords(dir))
       lines.push(JSON.stringify({ ...shiftRecord(r, shiftMs), id: nextId++, levelIndex: idx }));
   }

@@ -9,6 +9,7 @@
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
+import { energyOverWindow } from './energy.js';
 import { hasAnySlo, meetsSlo } from './goodput.js';
 import type { LevelInput } from './level.js';
 import { chunkTokenCount, pushChunkItlMs, pushTokenItlMs, requestLatencies } from './request-latency.js';
@@ -242,6 +243,7 @@ export class LevelAccumulator {
       validity: ctx.validity
         ? { valid: ctx.validity.valid, reasons: [...ctx.validity.reasons] }
         : { valid: true, reasons: [] },
+      ...(ctx.power ? energyOverWindow(ctx.power, w, this.outputTokenSum) : {}),
     };
   }
 }

@@ -10,6 +10,7 @@ import type { SpecCounters } from '../engines/types.js';
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
+import { energyOverWindow, type PowerInput } from './energy.js';
 import { hasAnySlo, meetsSlo } from './goodput.js';
 import { pushChunkItlMs, pushTokenItlMs, requestLatencies } from './request-latency.js';
 import { SampleBuffer } from './sample-buffer.js';
@@ -31,6 +32,8 @@ export interface LevelInput {
   specCounters?: { before: SpecCounters | null; after: SpecCounters | null; source?: string };
   client?: { eventLoopDelayP99Ms: number | null; cpuPercentOfOneCore: number | null };
   validity?: { valid: boolean; reasons: string[] };
+  /** GPU power during the level (or why there is none): gives energyPerTokenJ; absent, the summary has no energy fields. */
+  power?: PowerInput;
 }
 
 export function summarizeLevel(input: LevelInput): LevelSummary {
@@ -111,5 +114,6 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
     validity: input.validity
       ? { valid: input.validity.valid, reasons: [...input.validity.reasons] }
       : { valid: true, reasons: [] },
+    ...(input.power ? energyOverWindow(input.power, window, outputTokenSum) : {}),
   };
 }

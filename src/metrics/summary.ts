@@ -14,6 +14,7 @@ export interface Distribution {
 export type { LevelKey } from '../records/level-key.js';
 
 import type { LevelKey } from '../records/level-key.js';
+import type { EnergySummary } from './energy.js';
 
 export interface SpeculativeSummary {
   /** Σ output tokens / Σ verify steps over the level. */
@@ -83,6 +84,12 @@ export interface LevelSummary {
     /** Why not, e.g. "server restarted during the level (start time changed)". */
     reasons: string[];
   };
+  /**
+   * GPU energy per output token over the measured window (J/token); null when there was no power data
+   * (`energy.reason` says why). Absent in summaries written before GPU telemetry existed.
+   */
+  energyPerTokenJ?: number | null;
+  energy?: EnergySummary;
 }
 
 export interface SloSpec {

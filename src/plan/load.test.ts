@@ -148,7 +148,7 @@ configs:
     );
     expect((await failure(() => loadPlanFile(path))).details).toEqual([
       `${path}:4:5 workload.input_tokens.extra: unknown key; expected one of: fixed`,
-      `${path}:5:1 bogus: unknown key; expected one of: name, target, workload, load, slo, percentiles, output, host, expect, tools, gpus, varies, configs, lossless`,
+      `${path}:5:1 bogus: unknown key; expected one of: name, target, workload, load, slo, percentiles, output, host, expect, tools, gpus, varies, configs, lossless, telemetry`,
     ]);
   });
 

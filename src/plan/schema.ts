@@ -462,6 +462,27 @@ const hostSpecSchema = z
   .string()
   .regex(/^(local|ssh:\/\/([^@/\s]+@)?[^:/\s]+(:\d+)?)$/, 'either "local" or ssh://user@host:port');
 
+export const telemetrySchema = z
+  .object({
+    interval_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(1000)
+      .describe('How often /metrics and nvidia-smi are sampled during every level, ms.'),
+    gpus: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Sample nvidia-smi (utilisation, memory, power, clocks) on the target's host during every level.",
+      ),
+  })
+  .strict()
+  .describe(
+    'Server and GPU telemetry recorded beside every level (telemetry-level-NN.json, gpu-level-NN.json).',
+  );
+
 export const hostSchema = hostSpecSchema
   .default('local')
   .describe('Where server commands run and files are read: "local" or ssh://user@host:port.');
@@ -546,6 +567,7 @@ export const planSchema = z
       .optional()
       .describe('Matrix: server configurations that `benchgate run` launches in turn.'),
     lossless: losslessSchema.optional(),
+    telemetry: telemetrySchema.prefault({}),
   })
   .strict();
 

@@ -31,6 +31,8 @@ export interface ChartSpec {
   logX?: boolean;
   /** Connect points in x order (false for trade-off curves, which connect in level order). */
   sortByX?: boolean;
+  /** Linear x axis spanning at least this range (charts of one level share their time axis). */
+  xRange?: [number, number];
   width?: number;
   height?: number;
 }
@@ -105,7 +107,7 @@ export function renderChartSvg(spec: ChartSpec): string {
     );
     return parts.join('\n');
   }
-  const xs = pts.map((p) => p.x);
+  const xs = [...pts.map((p) => p.x), ...(spec.xRange ?? [])];
   const ys = pts.map((p) => p.y);
   const xMin = Math.min(...xs);
   const xMax = Math.max(...xs);

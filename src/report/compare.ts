@@ -13,6 +13,7 @@ import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS, tailNote } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
 import { steadyRows } from './steady-model.js';
+import { telemetryRows } from './telemetry-section.js';
 import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, MetricId } from './types.js';
 import { judgeComparison, judgeRun, type RunValidity, type SkippedConfig } from './validity.js';
 import { buildVerdicts, DEFAULT_MIN_EFFECT, findCrossovers } from './verdicts.js';
@@ -246,6 +247,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
         }),
     })),
     lossless: losslessRows(runs),
+    telemetry: telemetryRows(runs),
   };
 }
 

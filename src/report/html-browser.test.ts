@@ -34,6 +34,39 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
         summary: b.summary,
         records: b.records,
         warnings: [],
+        // level 0 of the baseline carries server and GPU telemetry: three charts on one time axis
+        telemetry:
+          r.name === 'baseline'
+            ? {
+                0: {
+                  server: {
+                    intervalMs: 1000,
+                    sources: { running: 'sglang:num_running_reqs' },
+                    failedScrapes: 0,
+                    samples: [0, 1, 2, 3].map((i) => ({
+                      tMs: i * 1000,
+                      values: { running: i, waiting: 3 - i, kvCacheUsage: i / 10 },
+                    })),
+                  },
+                  gpu: {
+                    available: true,
+                    reason: null,
+                    host: 'local',
+                    intervalMs: 1000,
+                    unreadableLines: 0,
+                    samples: [0, 1, 2, 3].map((i) => ({
+                      tMs: i * 1000,
+                      gpu: 0,
+                      utilizationPct: 50,
+                      memoryUsedMiB: 1000,
+                      powerW: 300 + i,
+                      smClockMHz: 1900,
+                      graphicsClockMHz: 1900,
+                    })),
+                  },
+                },
+              }
+            : undefined,
       };
     });
     const html = renderHtml(compareRuns(runs, { iterations: 100 }));
@@ -69,7 +102,8 @@ describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () =>
       expect(problems).toEqual([]);
       expect(requests).toEqual([]);
       const charts = await page.locator('figure.chart svg').count();
-      expect(charts).toBe(5);
+      expect(charts).toBe(5 + 3);
+      expect(await page.locator('#chart-r0-telemetry-gpu-0 svg').isVisible()).toBe(true);
       const box = await page.locator('#chart-output-throughput svg').boundingBox();
       expect(box!.width).toBeGreaterThan(300);
       expect(await page.locator('h1').textContent()).toContain('eagle3 <topk1>');

@@ -245,6 +245,31 @@ export const METRICS: Record<MetricId, MetricSpec> = {
       };
     },
   },
+  energy_per_token: {
+    id: 'energy_per_token',
+    label: 'Energy/token',
+    unit: 'J/tok',
+    higherIsBetter: false,
+    noun: 'GPU energy per output token',
+    inVerdicts: true,
+    value: (l) => l.energyPerTokenJ ?? null,
+    statistic: (l, values) => energyPerTokenStatistic(l, values),
+  },
+};
+
+/**
+ * Energy per output token under resampling: the level's mean GPU power held fixed, over the resampled
+ * output throughput (throughputStatistic), so on the full sample it is joules / output tokens and its CI
+ * reflects how steady the token rate was (the power samples are not per request and are not resampled).
+ */
+const energyPerTokenStatistic = (
+  level: LevelSummary,
+  values: readonly RequestValues[],
+): IndexStatistic | null => {
+  const watts = level.energy?.meanPowerW;
+  if (level.energyPerTokenJ == null || watts == null) return null;
+  const tokensPerS = throughputStatistic((v) => v.outputTokens)(level, values);
+  return tokensPerS ? (idx) => watts / tokensPerS(idx) : null;
 };
 
 /** Reports and comparisons show every metric unless --metric narrows them. */

@@ -8,6 +8,7 @@ import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
+import { telemetryHtml } from './telemetry-section.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
 
@@ -28,6 +29,8 @@ thead th { background: #f3f3f3; }
 ol.verdicts li { margin: 4px 0; }
 figure.chart { margin: 12px 0 20px; page-break-inside: avoid; break-inside: avoid; }
 figure.chart svg { max-width: 100%; height: auto; }
+.telemetry-row { display: flex; flex-wrap: wrap; gap: 0 16px; }
+.telemetry-row figure.chart { flex: 1 1 520px; margin: 6px 0 14px; }
 .status-pass { color: #0a6b2f; } .status-warn { color: #9a6700; } .status-fail { color: #b00020; font-weight: bold; } .status-skip { color: #888; }
 footer { margin-top: 2em; font-size: 0.85em; color: #555; }
 .validity { border-left: 6px solid #0a6b2f; background: #eef8f0; padding: 6px 14px; margin: 10px 0 18px; }
@@ -108,6 +111,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
   h.push(metricPicker(cmp), steadyHtml(cmp));
 
   h.push(losslessHtml(cmp.lossless, esc));
+  h.push(telemetryHtml(cmp.telemetry, esc));
 
   h.push('<h2 id="config">Configuration differences</h2>');
   if (cmp.configDiff.length === 0)

@@ -14,10 +14,13 @@ export function renderJson(cmp: Comparison): string {
       ttftP99Ms: p.summary.ttftMs?.percentiles.p99 ?? null,
       tpotP50Ms: p.summary.tpotMs?.percentiles.p50 ?? null,
       acceptanceLength: p.summary.speculative?.acceptanceLength ?? null,
+      energyPerTokenJ: p.summary.energyPerTokenJ ?? null,
     })),
   }));
   // Infinity/NaN are not JSON: JSON.stringify writes them as null
   // validity first: a reader of the file sees whether to trust it before any number
+  // telemetry keeps its figures and lines; the chart points are for HTML only
+  const telemetry = cmp.telemetry?.map(({ charts: _charts, ...row }) => row);
   const { validity, ...rest } = cmp;
-  return `${JSON.stringify({ validity, ...rest, series }, null, 2)}\n`;
+  return `${JSON.stringify({ validity, ...rest, series, ...(telemetry ? { telemetry } : {}) }, null, 2)}\n`;
 }

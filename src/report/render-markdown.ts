@@ -3,6 +3,7 @@
 import { losslessMarkdownLines } from './lossless-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
+import { telemetryMarkdownLines } from './telemetry-section.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
 
@@ -74,6 +75,7 @@ export function renderMarkdown(cmp: Comparison): string {
   const reasons = flagReasons(cmp);
   if (reasons.length) out.push('', '## Flagged levels', '', ...reasons.map((r) => `- ${mdEscape(r)}`));
   out.push(...losslessMarkdownLines(cmp.lossless, mdEscape));
+  out.push(...telemetryMarkdownLines(cmp.telemetry, mdEscape));
   if (cmp.runs.length > 1) out.push('', `_${mdEscape(bootstrapNote(cmp))}_`);
   out.push('');
   return out.join('\n');

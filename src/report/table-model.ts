@@ -75,7 +75,11 @@ export function metricTables(cmp: Comparison): MetricTable[] {
             ? {
                 // goodput exists only where the plan set SLOs: say so instead of a bare dash
                 text:
-                  metric === 'goodput' && cell.value === null ? 'n/a (no SLO in the plan)' : cellText(cell),
+                  metric === 'goodput' && cell.value === null
+                    ? 'n/a (no SLO in the plan)'
+                    : metric === 'energy_per_token' && cell.value === null
+                      ? 'n/a (no GPU power data)'
+                      : cellText(cell),
                 tone: row.usable ? cellTone(cell, spec.higherIsBetter) : 'muted',
               }
             : { text: '—', tone: 'muted' },

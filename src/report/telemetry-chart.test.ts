@@ -30,26 +30,67 @@ const rec = (over: Partial<RequestRecord>): RequestRecord =>
   }) as RequestRecord;
 
 describe('telemetry charts', () => {
-  it('plot KV-cache usage and the queue over time, and TTFT on the same time axis', () => {
+  it('plot KV-cache usage and the queue over time, and latency percentiles per bucket on the same time axis', () => {
     const specs = telemetryChartSpecs(
       0,
       {
         samples: [
           { tMs: 1000, values: { kvCacheUsage: 0.1, running: 2, waiting: 0 } },
           { tMs: 2000, values: { kvCacheUsage: 0.5, running: 8, waiting: 3 } },
+          { tMs: 3000, values: { kvCacheUsage: 0.2, running: 1, waiting: 0 } },
         ],
       },
-      [rec({ sentMs: 1500, chunkMs: [1540] }), rec({ sentMs: 1600, chunkMs: [1700], warmup: true })],
+      [
+        rec({ sentMs: 1500, chunkMs: [1540, 1560, 1600], endMs: 1600 }),
+        rec({ sentMs: 1600, chunkMs: [1700], warmup: true }),
+        rec({ sentMs: 2100, chunkMs: [2400], endMs: 2400 }),
+      ],
     );
-    expect(specs.map((s) => s.id)).toEqual(['telemetry-0', 'telemetry-ttft-0']);
+    expect(specs.map((s) => s.id)).toEqual(['telemetry-0', 'telemetry-latency-0']);
     expect(specs[0].series.find((s) => s.name.startsWith('KV'))?.points).toEqual([
       { x: 0, y: 10 },
       { x: 1, y: 50 },
+      { x: 2, y: 20 },
     ]);
     expect(specs[0].series.find((s) => s.name === 'waiting requests')?.points.map((p) => p.y)).toEqual([
-      0, 3,
+      0, 3, 0,
     ]);
-    expect(specs[1].series[0].points).toEqual([{ x: 0.5, y: 40 }]);
+    // 1 s buckets from the first sample: the request sent at 0.5 s (TTFT 40) and the one at 1.1 s (TTFT 300)
+    const ttft = specs[1].series.find((s) => s.name === 'TTFT p50 (ms)')?.points;
+    expect(ttft).toEqual([
+      { x: 0.5, y: 40 },
+      { x: 1.5, y: 300 },
+    ]);
+    expect(specs[1].series.find((s) => s.name === 'chunk ITL p50 (ms)')?.points).toEqual([{ x: 0.5, y: 30 }]);
+    expect(specs.every((s) => s.xRange?.[0] === 0 && s.xRange?.[1] === 2)).toBe(true);
     expect(renderChartSvg(specs[0])).toContain('<svg');
+  });
+
+  it('add a GPU power chart (summed over GPUs per sampling instant) when nvidia-smi samples exist', () => {
+    const gpu = {
+      available: true,
+      reason: null,
+      host: 'local',
+      intervalMs: 1000,
+      unreadableLines: 0,
+      samples: [0, 1000].flatMap((t) =>
+        [0, 1].map((g) => ({
+          tMs: 1000 + t + g,
+          gpu: g,
+          utilizationPct: 50 + g * 10,
+          memoryUsedMiB: 100,
+          powerW: 200 + g * 100,
+          smClockMHz: 1000,
+          graphicsClockMHz: 1000,
+        })),
+      ),
+    };
+    const specs = telemetryChartSpecs(0, { samples: [{ tMs: 1000, values: { running: 1 } }] }, [], gpu);
+    const power = specs.find((s) => s.id === 'telemetry-gpu-0');
+    expect(power?.series[0].points).toEqual([
+      { x: 0, y: 500 },
+      { x: 1, y: 500 },
+    ]);
+    expect(power?.series[1].points.map((p) => p.y)).toEqual([55, 55]);
   });
 });

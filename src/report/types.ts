@@ -5,6 +5,7 @@ import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
 import type { LosslessRow } from './lossless-section.js';
+import type { TelemetryRow } from './telemetry-section.js';
 import type { ComparisonValidity } from './validity.js';
 
 export type MetricId =
@@ -27,7 +28,8 @@ export type MetricId =
   | 'e2e_p99'
   | 'e2e_queue_p50'
   | 'e2e_queue_p99'
-  | 'acceptance_length';
+  | 'acceptance_length'
+  | 'energy_per_token';
 
 export interface ConfidenceInterval {
   low: number;
@@ -133,4 +135,6 @@ export interface Comparison {
   series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
   /** Lossless verdicts of the runs that carry one (lossless-section.ts); absent or empty when none. */
   lossless?: LosslessRow[];
+  /** Server and GPU telemetry per level of each run (telemetry-section.ts); absent or empty when none was stored. */
+  telemetry?: TelemetryRow[];
 }

@@ -7,6 +7,7 @@
 // Matrix runs nest one run directory per configuration under <out>/<matrix-id>/<config-name>/.
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
+import type { GpuSample } from '../checkpoint/nvidia-smi.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LosslessRecord } from '../metrics/lossless.js';
@@ -20,6 +21,12 @@ export const REQUESTS_FILE = 'requests.jsonl';
 export const SUMMARY_FILE = 'summary.json';
 export const SUMMARY_CSV_FILE = 'summary.csv';
 export const levelFile = (levelIndex: number): string => `level-${String(levelIndex).padStart(2, '0')}.json`;
+/** A level's /metrics time series (session/level-telemetry.ts). */
+export const telemetryFile = (levelIndex: number): string =>
+  `telemetry-level-${String(levelIndex).padStart(2, '0')}.json`;
+/** A level's nvidia-smi samples on the target's host (session/gpu-telemetry.ts). */
+export const gpuFile = (levelIndex: number): string =>
+  `gpu-level-${String(levelIndex).padStart(2, '0')}.json`;
 
 export interface Manifest {
   schema: 'benchgate.manifest/1';
@@ -68,4 +75,29 @@ export interface LoadedRun {
   warnings: string[];
   /** The lossless verdict (lossless.json) when the run has one. */
   lossless?: LosslessRecord | null;
+  /** Server and GPU telemetry per level index (telemetry-level-NN.json, gpu-level-NN.json); a level without files is absent. */
+  telemetry?: Record<number, LevelTelemetryFiles>;
+}
+
+/** The parts of telemetry-level-NN.json the report reads (written by load/telemetry.ts). */
+export interface StoredServerTelemetry {
+  intervalMs: number;
+  sources: Record<string, string | null>;
+  samples: { tMs: number; values: Record<string, number | null | undefined> }[];
+  failedScrapes: number;
+}
+
+/** The parts of gpu-level-NN.json the report reads (written by session/gpu-telemetry.ts). */
+export interface StoredGpuTelemetry {
+  available: boolean;
+  reason: string | null;
+  host: string;
+  intervalMs: number;
+  samples: (GpuSample & { tMs: number })[];
+  unreadableLines: number;
+}
+
+export interface LevelTelemetryFiles {
+  server: StoredServerTelemetry | null;
+  gpu: StoredGpuTelemetry | null;
 }

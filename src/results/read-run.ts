@@ -10,6 +10,7 @@ import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
+import { readTelemetryFiles } from './telemetry-files.js';
 
 async function readText(path: string): Promise<string | null> {
   try {
@@ -122,7 +123,18 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     if (parsed.warning) warnings.push(parsed.warning);
   }
   const name = manifest?.name || summary.name || basename(abs);
-  return { name, dir: abs, manifest, summary, records, warnings, lossless: await readLosslessRecord(abs) };
+  const telemetry = await readTelemetryFiles(abs);
+  warnings.push(...telemetry.warnings);
+  return {
+    name,
+    dir: abs,
+    manifest,
+    summary,
+    records,
+    warnings,
+    lossless: await readLosslessRecord(abs),
+    telemetry: telemetry.levels,
+  };
 }
 
 async function isRunDir(dir: string): Promise<boolean> {

@@ -29,7 +29,6 @@ import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { PromptItem } from '../load/prompts.js';
 import { startSelfCheck } from '../load/self-check.js';
 import type { Shard } from '../load/shard.js';
-import { startTelemetry } from '../load/telemetry.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
@@ -39,6 +38,7 @@ import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
 import { capacityCheck } from './capacity-check.js';
+import { levelTelemetry } from './level-telemetry.js';
 import { waitForServer } from './server-wait.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
@@ -433,6 +433,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   let nextId = 0;
   /** The previous level had failed requests or was invalid (a restart, say): check the server first. */
   let troubled = false;
+  const telemetryOf = levelTelemetry(c);
   return async (li, o) => {
     const value = o.probe ? o.probe.level.value : plan.load.levels[li];
     if (value === undefined) {
@@ -492,7 +493,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
     await preconnect(c.url, Math.min(inFlight, 1024), c.timeouts.connectMs);
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
-    const telemetry = startTelemetry(c.http, c.adapter, c.anchor.monoMs);
+    const telemetry = await telemetryOf.start(li);
     const check = startSelfCheck();
     const hits = new PrefixHitCounter();
     let sawError = false;
@@ -502,6 +503,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       // Records go to the store only; the summary is computed from it, so memory stays flat in level length.
       retainRecords: false,
       send: (a) => {
+        if (!a.warmup) telemetry.measuredStarted();
         const k = a.index % built.length;
         return streamRequest({
           baseUrl: c.url,
@@ -526,7 +528,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       },
     });
     const self = check.stop();
-    if (telemetry) writeJsonAtomic(join(o.store.dir, `telemetry-level-${li}.json`), await telemetry.stop());
+    const server = await telemetry.stop(o.store.dir);
     c.progress.levelDone();
     const interrupted = result.interrupted;
     const after = await scrapeSpecCounters(c.http, c.adapter);
@@ -551,11 +553,13 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       slo: o.probe?.slo ?? plan.slo,
       inFlightAtEnd: result.inFlightAtEnd,
       specCounters: { before, after, source: 'metrics-counters' },
+      power: server.power,
       client: self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
     o.store.writeLevel(summary);
-    const prefixCache = work.expectedHitRate === null ? null : hits.rates(work.expectedHitRate);
+    const prefixCache =
+      work.expectedHitRate === null ? null : hits.rates(work.expectedHitRate, server.prefixCounters);
     if (prefixCache) {
       c.progress.note(prefixHitNote(prefixCache));
       writeJsonAtomic(join(o.store.dir, `prefix-cache-level-${li}.json`), { levelIndex: li, ...prefixCache });

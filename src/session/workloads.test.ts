@@ -114,7 +114,7 @@ describe('slo_search against the simulator', () => {
 describe('server telemetry', () => {
   it('samples the running/waiting requests and KV-cache usage of every level into the run directory', async () => {
     const { res } = await run('workload-shared-prefix.yaml');
-    const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-0.json'), 'utf8'));
+    const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-00.json'), 'utf8'));
     expect(t.sources).toMatchObject({
       running: 'sglang:num_running_reqs',
       waiting: 'sglang:num_queue_reqs',

@@ -6,10 +6,10 @@ const MAIN = new URL('../main.ts', import.meta.url).pathname;
 
 export function runCli(
   args: string[],
-  opts: { cwd?: string } = {},
+  opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
     cwd: opts.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

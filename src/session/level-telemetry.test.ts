@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { silentProgress } from '../load/progress.js';
+import { loadPlanFile } from '../plan/load.js';
+import { runBench } from './run-bench.js';
+
+// What a level records about the server besides its requests, against the simulator: the vLLM flavour
+// reports prefix-cache hits only as /metrics counters, so the observed hit rate of a shared-prefix level
+// comes from their delta over the measured requests; a run without GPUs says so once.
+
+const examples = join(import.meta.dirname, '..', '..', 'examples');
+
+describe('level telemetry against the simulator', () => {
+  it('vLLM: the observed prefix-cache hit rate comes from the counter delta over the measured phase, with its source', async () => {
+    const plan = await loadPlanFile(join(examples, 'workload-shared-prefix.yaml'));
+    plan.output = mkdtempSync(join(tmpdir(), 'bg-lt-'));
+    plan.target.api = 'completions';
+    plan.telemetry.gpus = false;
+    const notes: string[] = [];
+    const res = await runBench({
+      plan,
+      simulator: { timeScale: 1000, flavor: 'vllm' },
+      simulatorInProcess: true,
+      progress: { ...silentProgress, note: (s: string) => notes.push(s) },
+    });
+    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-0.json'), 'utf8'));
+    expect(hit).toMatchObject({ source: 'metrics-counters', reporting: 0, measured: 16 });
+    expect(hit.counters.source).toBe('vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total');
+    // 16 measured prompts of 1024 shared + 128 unique tokens, each group primed before: every prefix hits
+    expect(hit.counters.queryTokens).toBe(16 * (1024 + 128));
+    expect(hit.observed).toBeGreaterThan(0.85);
+    expect(
+      notes.some((n) => /observed 8\d\.\d% \(from \/metrics counters vllm:prefix_cache_hits_total/.test(n)),
+    ).toBe(true);
+    expect(notes.filter((n) => /no GPU telemetry/.test(n))).toEqual([
+      'benchgate: no GPU telemetry (energy per token unknown): telemetry.gpus is false in the plan.',
+    ]);
+    expect(res.summary.levels[0]).toMatchObject({ energyPerTokenJ: null });
+    const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-00.json'), 'utf8'));
+    expect(t.sources.prefixCacheHitTokens).toBe('vllm:prefix_cache_hits_total');
+  });
+});
