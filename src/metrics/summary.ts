@@ -83,6 +83,23 @@ export interface LevelSummary {
     /** Why not, e.g. "server restarted during the level (start time changed)". */
     reasons: string[];
   };
+  /** workload.kind multi_turn: TTFT and history length by turn position (absent for other workloads). */
+  multiTurn?: TurnSummary[];
+}
+
+/** Measured turns at one position of their conversations (multi-turn levels). */
+export interface TurnSummary {
+  /** 1-based position in the conversation. */
+  turn: number;
+  completed: number;
+  failed: number;
+  ttftMs: Distribution | null;
+  /** Tokens of the whole history sent at this turn (client count), over completed turns. */
+  historyTokens: { mean: number; max: number } | null;
+  /** Prompt tokens the server counted (chat template included), mean over turns that reported them. */
+  inputTokensServerMean: number | null;
+  /** Σ cached / Σ prompt tokens the server reported for these turns (prefix cache), null when none said. */
+  cachedShare: number | null;
 }
 
 export interface SloSpec {
