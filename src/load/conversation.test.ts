@@ -16,7 +16,6 @@ const driver = (over: { turns?: number; think?: ThinkTime; seed?: number } = {})
     turns: over.turns ?? 3,
     thinkTimeMs: over.think ?? 100,
     messages: pool,
-    users: 2,
     seed: over.seed ?? 1,
     levelIndex: 0,
   });
@@ -41,14 +40,24 @@ describe('multi-turn conversations', () => {
     const t2 = c.nextTurn(0);
     expect(t2.turn).toBe(2);
     expect(t2.conversationId).toBe(t1.conversationId);
-    // user 0 takes messages 0, 2, 4 … (user 1 takes 1, 3, 5 …): no two users send the same message
     expect(t2.messages).toEqual([
       { role: 'user', content: 'message 0' },
       { role: 'assistant', content: ' reply one' },
-      { role: 'user', content: 'message 2' },
+      { role: 'user', content: 'message 1' },
     ]);
-    // history = message 0 (10) + the reply as the server counted it (7) + message 2 (12)
-    expect(t2.historyTokens).toBe(29);
+    // history = message 0 (10) + the reply as the server counted it (7) + message 1 (11)
+    expect(t2.historyTokens).toBe(28);
+  });
+
+  it('never sends a user message twice before the pool is used up, whichever user is faster', () => {
+    const c = driver({ turns: 2 });
+    const seen: string[] = [];
+    for (const u of [0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1]) {
+      const t = c.nextTurn(u);
+      seen.push(t.message.prompt);
+      c.finishTurn(t, record(1), 'r', 0);
+    }
+    expect(new Set(seen).size).toBe(pool.length);
   });
 
   it('starts a new conversation after the last turn, at once', () => {
@@ -62,7 +71,7 @@ describe('multi-turn conversations', () => {
     const t3 = c.nextTurn(1);
     expect(t3.turn).toBe(1);
     expect(t3.conversationId).not.toBe(t1.conversationId);
-    expect(t3.messages).toEqual([{ role: 'user', content: 'message 5' }]);
+    expect(t3.messages).toEqual([{ role: 'user', content: 'message 2' }]);
   });
 
   it('ends the conversation on a failed turn (no reply to continue from) and starts the next at once', () => {
@@ -127,8 +136,8 @@ describe('multi-turn conversations', () => {
     };
     const r1 = await c.send({ stream: 1 }, transmit);
     const r2 = await c.send({ stream: 1 }, transmit);
-    expect(r1).toMatchObject({ conversationId: 'u1c1', turn: 1, historyTokens: 11 });
-    expect(r2).toMatchObject({ conversationId: 'u1c1', turn: 2, historyTokens: 11 + 2 + 13 });
-    expect(sent[1]).toEqual(['message 1', ' one two', 'message 3']);
+    expect(r1).toMatchObject({ conversationId: 'u1c1', turn: 1, historyTokens: 10 });
+    expect(r2).toMatchObject({ conversationId: 'u1c1', turn: 2, historyTokens: 10 + 2 + 11 });
+    expect(sent[1]).toEqual(['message 0', ' one two', 'message 1']);
   });
 });

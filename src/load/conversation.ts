@@ -4,8 +4,10 @@
 // the next turn; after T turns, or a failed turn, the user starts a new conversation at once.
 // This module keeps the per-user state. The level runner only asks when a stream's next turn is due
 // (`dueAtMs`: think time is scheduling, so a late send shows as queue time, never as think time), and
-// the session sends what `send` builds. Everything drawn (messages, think times) is seeded per user, so
-// a user's conversations do not depend on how the others' replies interleave.
+// the session sends what `send` builds. The new user messages are the level's seeded pool taken in
+// send order, so no message is sent twice until the pool (warmup + requests, at most the session's
+// prompt pool) is used up, whichever user sends faster; think times are seeded per user, so a user's
+// waits do not depend on how the others' replies interleave.
 
 import { performance } from 'node:perf_hooks';
 import { gamma, type Rng, seededRng } from '../core/seeded-random.js';
@@ -19,10 +21,8 @@ export interface ConversationSpec {
   /** Turns per conversation. */
   turns: number;
   thinkTimeMs: ThinkTime;
-  /** New user messages (with their token counts and reply lengths); user u takes u, u + users, … */
+  /** New user messages (with their token counts and reply lengths), taken in send order. */
   messages: PromptItem[];
-  /** Users (streams) of the level: spreads the messages so no two users send the same one. */
-  users: number;
   seed: number;
   levelIndex: number;
 }
@@ -48,8 +48,6 @@ interface UserState {
   turn: number;
   messages: ChatMessage[];
   historyTokens: number;
-  /** New user messages this user has taken. */
-  taken: number;
   /** Monotonic ms the next turn is due (the last reply's end plus the think time); 0: at once. */
   dueAtMs: number;
   thinkRng: Rng;
@@ -64,6 +62,8 @@ export function drawThinkMs(spec: ThinkTime, rng: Rng): number {
 
 export class Conversations {
   private readonly users = new Map<number, UserState>();
+  /** New user messages taken so far (all users). */
+  private taken = 0;
 
   constructor(private readonly spec: ConversationSpec) {}
 
@@ -76,7 +76,6 @@ export class Conversations {
         turn: 0,
         messages: [],
         historyTokens: 0,
-        taken: 0,
         dueAtMs: 0,
         thinkRng: seededRng(seed),
       };
@@ -100,8 +99,7 @@ export class Conversations {
       s.historyTokens = 0;
     }
     const pool = this.spec.messages;
-    const message = pool[(u + s.taken * Math.max(1, this.spec.users)) % pool.length];
-    s.taken++;
+    const message = pool[this.taken++ % pool.length];
     s.turn++;
     s.messages.push({ role: 'user', content: message.prompt });
     s.historyTokens += message.inputTokens;

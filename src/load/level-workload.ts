@@ -121,7 +121,6 @@ export async function buildLevelWorkload(a: LevelWorkloadArgs): Promise<LevelWor
       turns: w.multi_turn.turns,
       thinkTimeMs: w.multi_turn.think_time_ms,
       messages,
-      users: Math.max(1, Math.round(a.value)),
       seed: w.seed,
       levelIndex: a.levelIndex,
     });
