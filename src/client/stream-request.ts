@@ -46,6 +46,8 @@ export interface StreamRequestOptions {
   transport?: TransportName;
   /** Cap on one SSE event in bytes (default 1 MiB); a bigger event fails with BG_E_SSE_EVENT_TOO_LARGE. */
   maxEventBytes?: number;
+  /** Opt-in (multi-turn): the reply's visible text is appended here chunk by chunk; costs a parse per chunk. */
+  replyText?: string[];
 }
 
 /** The plan's target.timeouts (seconds) as the client's deadlines (ms). */
@@ -144,6 +146,7 @@ export function streamRequest(opts: StreamRequestOptions): Promise<RequestRecord
       pathname: url.pathname,
       maxEventBytes: opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
       signal: opts.signal,
+      replyText: opts.replyText ?? null,
       resolve,
     });
     if (opts.signal?.aborted) {

@@ -8,6 +8,7 @@ import type { RequestErrorCode } from '../core/errors.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
 import { distributeTotal } from './distribute-total.js';
+import { chunkContent } from './reply-text.js';
 import { SseScanner } from './sse-scanner.js';
 import type { TransportHandlers } from './transport.js';
 
@@ -38,6 +39,8 @@ export interface StreamRunSpec {
   pathname: string;
   maxEventBytes: number;
   signal: AbortSignal | undefined;
+  /** Opt-in (multi-turn): each chunk's visible text is appended here; null on the normal path. */
+  replyText: string[] | null;
   resolve(rec: RequestRecord): void;
 }
 
@@ -167,6 +170,7 @@ export class StreamRun implements TransportHandlers {
       return;
     }
     this.countEvent(facts, atAbs);
+    if (this.s.replyText !== null && facts.contentChars > 0) this.s.replyText.push(chunkContent(data));
   }
 
   private countEvent(facts: ChunkFacts, atAbs: number): void {

@@ -25,7 +25,7 @@ export function openAiRequest(
     );
   }
   const body: Record<string, unknown> = { model: params.model };
-  if (params.api === 'chat') body.messages = [{ role: 'user', content: params.prompt }];
+  if (params.api === 'chat') body.messages = params.messages ?? [{ role: 'user', content: params.prompt }];
   else body.prompt = params.prompt;
   body.max_tokens = params.maxTokens;
   body.temperature = params.temperature;

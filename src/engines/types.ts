@@ -40,10 +40,18 @@ export interface VerifiedTarget {
 }
 
 /** What a request asks for, independent of the engine and API. */
+/** One chat message as sent in `messages`. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 export interface GenerationParams {
   api: 'completions' | 'chat' | 'native';
   model: string;
   prompt: string;
+  /** api chat: the whole conversation to send (multi-turn); absent: one user message holding `prompt`. */
+  messages?: ChatMessage[];
   maxTokens: number;
   ignoreEos: boolean;
   temperature: number;

@@ -199,3 +199,33 @@ describe('shards', () => {
     }
   });
 });
+
+describe('think time (multi-turn)', () => {
+  it('schedules each stream’s next request at its due time: the wait is neither queue time nor latency', async () => {
+    const dueByStream = new Map<number, number>();
+    const returned: { stream: number | null; dueMs: number; scheduledAtMs: number }[] = [];
+    const THINK_MS = 40;
+    const r = await runLevel({
+      shape: shape({ level: { kind: 'concurrency', value: 2 }, requests: 6, warmup: 2 }),
+      dueAtMs: (stream) => dueByStream.get(stream) ?? 0,
+      send: async (a: SendArgs) => {
+        returned.push({
+          stream: a.stream,
+          dueMs: dueByStream.get(a.stream ?? -1) ?? 0,
+          scheduledAtMs: a.scheduledAtMs,
+        });
+        const rec = await send(a);
+        dueByStream.set(a.stream ?? -1, performance.now() + THINK_MS);
+        return rec;
+      },
+    });
+    expect(r.records).toHaveLength(8);
+    expect(new Set(returned.map((x) => x.stream))).toEqual(new Set([0, 1]));
+    // every request after a stream's first is scheduled exactly at the due time the hook gave
+    const later = returned.filter((x) => x.dueMs > 0);
+    expect(later).toHaveLength(6);
+    for (const x of later) expect(x.scheduledAtMs).toBe(x.dueMs);
+    // and is never sent before it is due (no negative queue time)
+    for (const rec of r.records) expect(rec.sentMs).toBeGreaterThanOrEqual(rec.scheduledMs);
+  });
+});

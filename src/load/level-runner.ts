@@ -3,6 +3,9 @@
 // request is due, regardless of completions; an optional cap delays sends, and that wait shows as
 // queue time (scheduledMs → sentMs), so coordinated omission cannot hide latency.
 //
+// Closed loop with think time (multi-turn, conversation.ts): a stream's next request waits until
+// `dueAtMs` says it is due and is scheduled at that time, so think time is neither queue time nor latency.
+//
 // Warmup requests run first under the same load shape and are all finished before measuring starts.
 // The measured phase ends when `requests` have been sent, or when `durationMs` has elapsed (no new
 // sends after it), whichever comes first. Requests still in flight at that moment are awaited and
@@ -52,6 +55,8 @@ export interface SendArgs {
   warmup: boolean;
   /** Absolute monotonic ms the request was due. */
   scheduledAtMs: number;
+  /** Closed loop: the stream (user) sending it, unique across shards; null in open loop. */
+  stream: number | null;
   signal: AbortSignal;
 }
 
@@ -78,6 +83,11 @@ export interface LevelRunOptions {
    * them), `records` stays empty, and the runner's memory is bounded by the requests in flight.
    */
   retainRecords?: boolean;
+  /**
+   * Closed loop: absolute monotonic ms a stream's next request is due (multi-turn think time); the
+   * stream waits until then and that due time is its scheduled time. Absent: each is due at once.
+   */
+  dueAtMs?: (stream: number) => number;
 }
 
 const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
@@ -139,9 +149,9 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   if (opts.signal?.aborted) halt.abort();
   let index = 0;
 
-  const sendOne = async (warmup: boolean, scheduledAtMs: number): Promise<number> => {
+  const sendOne: SendOne = async (warmup, scheduledAtMs, stream) => {
     const i = index++;
-    const r = await opts.send({ index: i, warmup, scheduledAtMs, signal: stop.signal });
+    const r = await opts.send({ index: i, warmup, scheduledAtMs, stream, signal: stop.signal });
     if (stop.signal.aborted && r.error?.code === 'BG_E_ABORTED') {
       state.abortedByInterrupt++; // interrupted: not a complete record
       return 0;
@@ -158,7 +168,7 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
 
   // warmup: same shape, bounded by count only, fully drained
   if (shape.warmup > 0 && !halted()) {
-    await runPhase(shape, shape.warmup, null, true, sendOne, halted, halt.signal);
+    await runPhase(shape, shape.warmup, null, true, sendOne, halted, halt.signal, opts.dueAtMs);
   }
   const measuredStartMs = performance.now();
   const requests = shape.requests ?? (shape.durationMs === null ? 100 : null);
@@ -170,6 +180,7 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
     sendOne,
     halted,
     halt.signal,
+    opts.dueAtMs,
   );
   const measuredEndMs = performance.now();
   opts.signal?.removeEventListener('abort', onInterrupt);
@@ -184,6 +195,8 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   };
 }
 
+type SendOne = (warmup: boolean, scheduledAtMs: number, stream: number | null) => Promise<number>;
+
 /**
  * Sends up to `count` requests (null = unbounded) until `durationMs` passes, then waits for every
  * request that became due (queued ones included). Returns how many were queued or in flight when
@@ -194,9 +207,10 @@ async function runPhase(
   count: number | null,
   durationMs: number | null,
   warmup: boolean,
-  sendOne: (warmup: boolean, scheduledAtMs: number) => Promise<number>,
+  sendOne: SendOne,
   halted: () => boolean,
   haltSignal: AbortSignal,
+  dueAtMs?: (stream: number) => number,
 ): Promise<number> {
   const start = performance.now();
   let issued = 0;
@@ -241,7 +255,7 @@ async function runPhase(
   // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
   const pending = new Set<Promise<number>>();
   let failure: { error: unknown } | null = null;
-  const launch = (scheduledAtMs: number): Promise<number> => {
+  const launch = (scheduledAtMs: number, stream: number | null): Promise<number> => {
     issued++;
     outstanding++;
     const p = (async () => {
@@ -249,7 +263,7 @@ async function runPhase(
       try {
         // back-off hold (open loop): also queue time, the due time is kept
         while (!halted() && performance.now() < holdUntilMs) await sleepUntil(holdUntilMs, wake.signal);
-        return halted() ? 0 : await sendOne(warmup, scheduledAtMs);
+        return halted() ? 0 : await sendOne(warmup, scheduledAtMs, stream);
       } finally {
         cap?.release();
         outstanding--;
@@ -268,13 +282,24 @@ async function runPhase(
 
   if (shape.level.kind === 'concurrency') {
     const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
-    const worker = async (): Promise<void> => {
+    const worker = async (w: number): Promise<void> => {
+      const stream = shard ? w * shard.count + shard.index : w;
       while (mayStart()) {
-        const backoffMs = await launch(performance.now());
+        // think time (multi-turn): the request is due when it ends; a later wake-up is queue time
+        let dueMs = performance.now();
+        const thinkUntilMs = dueAtMs?.(stream) ?? 0;
+        if (thinkUntilMs > dueMs) {
+          // a timer may fire a fraction of a ms early: never send before the due time
+          while (!wake.signal.aborted && performance.now() < thinkUntilMs)
+            await sleepUntil(thinkUntilMs, wake.signal);
+          if (!mayStart()) break;
+          dueMs = thinkUntilMs;
+        }
+        const backoffMs = await launch(dueMs, stream);
         if (backoffMs > 0 && mayStart()) await sleepUntil(performance.now() + backoffMs, wake.signal);
       }
     };
-    await Promise.all(Array.from({ length: workers }, worker));
+    await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
   } else {
     const seed = shape.seed * 31 + shape.levelIndex * 2 + (warmup ? 1 : 0);
     const drawn = arrivalGaps(shape.arrival, shape.level.value, seed, shape.burstiness);
@@ -288,7 +313,7 @@ async function runPhase(
       await sleepUntil(dueAt, wake.signal);
       if (!mayStart()) break;
       if (!shard || ownsArrival(arrivals, shard))
-        void launch(dueAt).then((backoffMs) => {
+        void launch(dueAt, null).then((backoffMs) => {
           if (backoffMs > 0) holdUntilMs = Math.max(holdUntilMs, performance.now() + backoffMs);
         });
       arrivals++;

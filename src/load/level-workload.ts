@@ -1,11 +1,13 @@
 // What one level sends, by workload kind: the prompts in send order (unmeasured ones first), how many
 // of them are unmeasured (warmup, and the shared-prefix priming requests), the arrival schedule when
 // the workload brings its own (trace replay), and the prefix-cache hit rate the workload should give.
+// For multi-turn it also holds the users' conversations, whose turns are built as they are sent.
 // The session builds this before each level; nothing here talks to the target.
 
 import { BenchgateError } from '../core/errors.js';
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
+import { Conversations } from './conversation.js';
 import { buildPrompts, type PromptItem } from './prompts.js';
 import { buildSharedPrefixPrompts } from './shared-prefix.js';
 import type { PromptTokenizer } from './tokenizer.js';
@@ -24,6 +26,8 @@ export interface LevelWorkload {
   level: LevelKey;
   /** Shared prefix: the configured (expected) prefix-cache hit rate. */
   expectedHitRate: number | null;
+  /** Multi-turn: the users' conversations (each send is a turn built from its history); null otherwise. */
+  conversations: Conversations | null;
 }
 
 export interface LevelWorkloadArgs {
@@ -47,6 +51,7 @@ export async function buildLevelWorkload(a: LevelWorkloadArgs): Promise<LevelWor
     scheduleMs: null,
     level: a.level,
     expectedHitRate: null,
+    conversations: null,
   };
   if (w.kind === 'shared_prefix' && w.shared_prefix) {
     const sp = w.shared_prefix;
@@ -93,6 +98,33 @@ export async function buildLevelWorkload(a: LevelWorkloadArgs): Promise<LevelWor
         maxConcurrency: a.plan.load.max_concurrency ?? null,
       },
     };
+  }
+  if (w.kind === 'multi_turn' && w.multi_turn) {
+    // the schema and plan checks refuse these; a flag or a probe could still bring them here
+    if (a.plan.target.api !== 'chat')
+      throw new BenchgateError(
+        'BG_E_PLAN_INVALID',
+        `workload.kind multi_turn sends each turn's history as chat messages: set target.api: chat (found ${a.plan.target.api}).`,
+      );
+    if (a.level.kind !== 'concurrency')
+      throw new BenchgateError(
+        'BG_E_PLAN_INVALID',
+        'workload.kind multi_turn runs closed loop (each stream is one user): set load.kind: concurrency.',
+      );
+    const messages = await buildPrompts(
+      { dataset: 'random', inputTokens: w.input_tokens, outputTokens: w.output_tokens, seed: w.seed },
+      a.poolSize,
+      a.levelIndex,
+      a.tokenizer,
+    );
+    const conversations = new Conversations({
+      turns: w.multi_turn.turns,
+      thinkTimeMs: w.multi_turn.think_time_ms,
+      messages,
+      seed: w.seed,
+      levelIndex: a.levelIndex,
+    });
+    return { ...base, prompts: messages, conversations };
   }
   const prompts = await buildPrompts(
     {

@@ -90,6 +90,23 @@ export interface LevelSummary {
    */
   energyPerTokenJ?: number | null;
   energy?: EnergySummary;
+  /** workload.kind multi_turn: TTFT and history length by turn position (absent for other workloads). */
+  multiTurn?: TurnSummary[];
+}
+
+/** Measured turns at one position of their conversations (multi-turn levels). */
+export interface TurnSummary {
+  /** 1-based position in the conversation. */
+  turn: number;
+  completed: number;
+  failed: number;
+  ttftMs: Distribution | null;
+  /** Tokens of the whole history sent at this turn (client count), over completed turns. */
+  historyTokens: { mean: number; max: number } | null;
+  /** Prompt tokens the server counted (chat template included), mean over turns that reported them. */
+  inputTokensServerMean: number | null;
+  /** Σ cached / Σ prompt tokens the server reported for these turns (prefix cache), null when none said. */
+  cachedShare: number | null;
 }
 
 export interface SloSpec {

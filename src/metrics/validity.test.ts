@@ -48,6 +48,23 @@ describe('level validity', () => {
     );
   });
 
+  it('allows the chat template its few tokens per message of a multi-turn history', () => {
+    const turn = (t: number, delta: number) =>
+      level(20, (r) => {
+        r.turn = t;
+        r.inputTokensClient = 200;
+        r.inputTokensServer = 200 + delta;
+      });
+    const tenth = turn(10, 4 * 19 + 1);
+    expect(
+      judgeLevel(tenth.summary, tenth.records).reasons.find((r) => r.check === 'prompt-tokens')?.severity,
+    ).toBe('note');
+    const first = turn(1, 4 * 19 + 1);
+    expect(
+      judgeLevel(first.summary, first.records).reasons.find((r) => r.check === 'prompt-tokens')?.severity,
+    ).toBe('suspect');
+  });
+
   it('makes errors suspect, a high error rate, restarts and a client-limited level invalid', () => {
     const few = level(100, () => {}, {
       requests: { completed: 99, failed: 1, warmup: 0, inFlightAtEnd: 0 },

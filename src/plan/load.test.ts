@@ -122,7 +122,7 @@ configs:
       `${path}:1:45 target.api: expected one of: completions, chat, native`,
       `${path}:3:26 workload.input_tokens.fixed: must be > 0`,
       `${path}:4:18 workload.output_tokens: uniform: [a, b] needs a <= b`,
-      `${path}:5:3 workload.colour: unknown key; expected one of: kind, output_lengths, shared_prefix, trace, dataset, input_tokens, output_tokens, ignore_eos, temperature, seed, tokenizer`,
+      `${path}:5:3 workload.colour: unknown key; expected one of: kind, output_lengths, shared_prefix, trace, multi_turn, dataset, input_tokens, output_tokens, ignore_eos, temperature, seed, tokenizer`,
       `${path}:7:18 load.levels[2]: a concurrency level is a whole number of requests in flight, found 2.5 (for requests/s use kind: rate)`,
       `${path}:7:26 load.levels[4]: level 8 is listed twice (also at index 3)`,
       `${path}:8:3 load.request: unknown key; did you mean "requests"?`,
@@ -214,6 +214,42 @@ configs:
     expect((await failure(() => loadPlanFile(path))).details).toEqual([
       `${path}:1:30 target.api: api: native is SGLang's /generate endpoint; engine vllm does not serve it (use completions or chat)`,
     ]);
+  });
+
+  it('refuses workload.kind multi_turn without the chat API or with open-loop load, naming the keys', async () => {
+    const path = await planFile(
+      'multi-turn.yaml',
+      'target: { api: completions }\nworkload: { kind: multi_turn, multi_turn: { turns: 3 } }\nload: { kind: rate, levels: [2] }\n',
+    );
+    expect((await failure(() => loadPlanFile(path))).details).toEqual([
+      `${path}:1:16 target.api: workload.kind multi_turn sends each turn's whole history as chat messages: set target.api: chat (found completions)`,
+      `${path}:3:15 load.kind: workload.kind multi_turn runs closed loop: each stream is one user waiting for its reply and thinking before the next turn; set load.kind: concurrency (or slo_search over: concurrency)`,
+    ]);
+  });
+
+  it('needs a multi_turn block for workload.kind multi_turn and checks its think time', async () => {
+    const missing = await planFile(
+      'mt-missing.yaml',
+      'target: { api: chat }\nworkload: { kind: multi_turn }\n',
+    );
+    expect((await failure(() => loadPlanFile(missing))).details).toEqual([
+      expect.stringMatching(/workload\.multi_turn: workload\.kind multi_turn needs a multi_turn: block$/),
+    ]);
+    const bad = await planFile(
+      'mt-bad.yaml',
+      'target: { api: chat }\nworkload:\n  kind: multi_turn\n  multi_turn: { turns: 0, think_time_ms: { uniform: [500, 100] } }\n',
+    );
+    const details = (await failure(() => loadPlanFile(bad))).details.join('\n');
+    expect(details).toMatch(/workload\.multi_turn\.turns: must be > 0/);
+    expect(details).toMatch(/workload\.multi_turn\.think_time_ms/);
+    const ok = await planFile(
+      'mt-ok.yaml',
+      'target: { api: chat }\nworkload:\n  kind: multi_turn\n  multi_turn: { turns: 4, think_time_ms: { exponential: 500 } }\n',
+    );
+    expect((await loadPlanFile(ok)).workload.multi_turn).toEqual({
+      turns: 4,
+      think_time_ms: { exponential: 500 },
+    });
   });
 });
 

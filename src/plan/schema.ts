@@ -131,13 +131,47 @@ export const traceSchema = z
     'kind: trace (with load.kind: rate). Each entry of load.levels is a speed factor: level 2 replays the trace twice as fast (gaps halved). Open loop: each request is sent at its scaled timestamp whatever the server does; a late send shows as queue time. load.requests caps the requests replayed; warmup is not used.',
   );
 
+export const thinkTimeSchema = z
+  .union([
+    z.number().nonnegative().describe('Every think time is exactly this many ms.'),
+    z
+      .object({
+        uniform: z
+          .tuple([z.number().nonnegative(), z.number().nonnegative()])
+          .describe('Uniformly drawn from a to b ms.'),
+      })
+      .strict()
+      .refine((v) => v.uniform[0] <= v.uniform[1], { message: 'uniform: [a, b] needs a <= b' }),
+    z
+      .object({ exponential: z.number().positive().describe('Mean think time in ms.') })
+      .strict()
+      .describe('Exponentially distributed (memoryless users) with this mean.'),
+  ])
+  .describe('Think time in ms: N (fixed), { uniform: [a, b] } or { exponential: mean }; seeded per user.');
+
+export const multiTurnSchema = z
+  .object({
+    turns: positiveInt.describe(
+      'T: turns per conversation; after T turns the user starts a new conversation.',
+    ),
+    think_time_ms: thinkTimeSchema
+      .default(0)
+      .describe(
+        'Time a user waits after a reply before sending the next turn (not queue time, not latency: the next turn is due when it ends).',
+      ),
+  })
+  .strict()
+  .describe(
+    'kind: multi_turn (with target.api: chat and load.kind: concurrency). Each of the N streams is one user holding a conversation: every turn sends the whole history (earlier user messages and the replies received, verbatim) plus a new user message of input_tokens tokens, asking for output_tokens. A level counts turns; a failed turn ends its conversation.',
+  );
+
 export const workloadSchema = z
   .object({
     kind: z
-      .enum(['prompts', 'sharegpt', 'shared_prefix', 'trace'])
+      .enum(['prompts', 'sharegpt', 'shared_prefix', 'trace', 'multi_turn'])
       .default('prompts')
       .describe(
-        'prompts: independent single-turn prompts from `dataset` (random, ShareGPT first turns or JSONL). sharegpt: ShareGPT conversations with the recorded reply lengths as max_tokens (see output_lengths). shared_prefix: groups of prompts sharing a prefix (see shared_prefix). trace: a timestamped production trace replayed open loop (see trace).',
+        'prompts: independent single-turn prompts from `dataset` (random, ShareGPT first turns or JSONL). sharegpt: ShareGPT conversations with the recorded reply lengths as max_tokens (see output_lengths). shared_prefix: groups of prompts sharing a prefix (see shared_prefix). trace: a timestamped production trace replayed open loop (see trace). multi_turn: users holding conversations whose history grows turn by turn (see multi_turn).',
       ),
     output_lengths: z
       .enum(['recorded', 'fixed'])
@@ -147,6 +181,7 @@ export const workloadSchema = z
       ),
     shared_prefix: sharedPrefixSchema.optional(),
     trace: traceSchema.optional(),
+    multi_turn: multiTurnSchema.optional(),
     dataset: z
       .string()
       .default('random')
@@ -155,7 +190,9 @@ export const workloadSchema = z
       ),
     input_tokens: tokenLengthSchema
       .default({ fixed: 1024 })
-      .describe('Prompt length in tokens (random dataset), or a cap for file datasets.'),
+      .describe(
+        "Prompt length in tokens (random dataset), or a cap for file datasets; kind multi_turn: the length of each turn's new user message.",
+      ),
     output_tokens: tokenLengthSchema
       .default({ fixed: 256 })
       .describe('Requested output tokens (max_tokens).'),
@@ -174,7 +211,7 @@ export const workloadSchema = z
   })
   .strict()
   .superRefine((w, ctx) => {
-    const need = (key: 'shared_prefix' | 'trace', kind: string): void => {
+    const need = (key: 'shared_prefix' | 'trace' | 'multi_turn', kind: string): void => {
       if (w.kind === kind && w[key] === undefined)
         ctx.addIssue({ code: 'custom', path: [key], message: `workload.kind ${kind} needs a ${key}: block` });
       if (w.kind !== kind && w[key] !== undefined)
@@ -186,6 +223,14 @@ export const workloadSchema = z
     };
     need('shared_prefix', 'shared_prefix');
     need('trace', 'trace');
+    need('multi_turn', 'multi_turn');
+    if (w.kind === 'multi_turn' && w.dataset !== 'random')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dataset'],
+        message:
+          'workload.kind multi_turn writes its own user messages (random words of input_tokens): leave dataset: random',
+      });
     if (w.kind === 'sharegpt' && (w.dataset === 'random' || w.dataset.endsWith('.jsonl')))
       ctx.addIssue({
         code: 'custom',
@@ -575,6 +620,7 @@ export type Plan = z.infer<typeof planSchema>;
 export type PlanInput = z.input<typeof planSchema>;
 export type TokenLength = z.infer<typeof tokenLengthSchema>;
 export type Workload = z.infer<typeof workloadSchema>;
+export type ThinkTime = z.infer<typeof thinkTimeSchema>;
 export type SloSearchPlan = z.infer<typeof sloSearchSchema>;
 export type Expectation = z.infer<typeof expectationSchema>;
 export type LogExpectation = z.infer<typeof logExpectationSchema>;

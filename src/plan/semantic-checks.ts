@@ -219,6 +219,30 @@ function gpuModelProblems(gpus: Raw): PlanProblem[] {
   }
 }
 
+/** workload.kind multi_turn sends chat messages from users that each wait for their reply: chat API, closed loop. */
+function multiTurnProblems(plan: Raw): PlanProblem[] {
+  if (asMap(plan.workload)?.kind !== 'multi_turn') return [];
+  const out: PlanProblem[] = [];
+  const api = asMap(plan.target)?.api ?? 'completions';
+  if (api !== 'chat')
+    out.push({
+      path: asMap(plan.target)?.api === undefined ? ['workload', 'kind'] : ['target', 'api'],
+      message: `workload.kind multi_turn sends each turn's whole history as chat messages: set target.api: chat (found ${String(api)})`,
+      anchor: 'value',
+    });
+  const load = asMap(plan.load);
+  const kind = load?.kind ?? 'concurrency';
+  const over = asMap(load?.slo_search)?.over ?? 'rate';
+  if (kind === 'rate' || (kind === 'slo_search' && over !== 'concurrency'))
+    out.push({
+      path: ['load', 'kind'],
+      message:
+        'workload.kind multi_turn runs closed loop: each stream is one user waiting for its reply and thinking before the next turn; set load.kind: concurrency (or slo_search over: concurrency)',
+      anchor: 'value',
+    });
+  return out;
+}
+
 /** Every cross-key problem of a raw plan object. */
 export function semanticProblems(raw: unknown): PlanProblem[] {
   const plan = asMap(raw);
@@ -228,6 +252,7 @@ export function semanticProblems(raw: unknown): PlanProblem[] {
   if (target) out.push(...targetProblems(target));
   const load = asMap(plan.load);
   if (load) out.push(...loadProblems(load));
+  out.push(...multiTurnProblems(plan));
   if (Array.isArray(plan.percentiles) && plan.percentiles.every((p) => typeof p === 'number')) {
     out.push(...duplicates(plan.percentiles as number[], ['percentiles'], (p) => `percentile ${p}`));
   }

@@ -54,6 +54,16 @@ export interface RequestRecord {
   requestedOutputTokens: number;
   /** Speculative verify steps for this request when the server reports them (SGLang meta_info.spec_verify_ct). */
   specVerifySteps: number | null;
+  /** workload.kind multi_turn: the conversation this turn belongs to (unique within the run's level). */
+  conversationId?: string;
+  /** workload.kind multi_turn: the turn's position in its conversation, 1-based. */
+  turn?: number;
+  /**
+   * workload.kind multi_turn: tokens of the whole history sent (every earlier user message and reply, plus
+   * this turn's message), as the client counted them (replies by the server's output count); the server's
+   * count, chat template included, is inputTokensServer.
+   */
+  historyTokens?: number;
   finishReason: string | null;
   httpStatus: number | null;
   error: { code: RequestErrorCode; message: string } | null;

@@ -6,6 +6,7 @@ import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
+import { multiTurnHtml } from './multi-turn-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
 import { telemetryHtml } from './telemetry-section.js';
@@ -110,6 +111,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     );
   h.push(metricPicker(cmp), steadyHtml(cmp));
 
+  h.push(multiTurnHtml(cmp, esc));
   h.push(losslessHtml(cmp.lossless, esc));
   h.push(telemetryHtml(cmp.telemetry, esc));
 

@@ -1,6 +1,7 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
 import { losslessMarkdownLines } from './lossless-section.js';
+import { multiTurnMarkdownLines } from './multi-turn-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import { telemetryMarkdownLines } from './telemetry-section.js';
@@ -74,6 +75,7 @@ export function renderMarkdown(cmp: Comparison): string {
   }
   const reasons = flagReasons(cmp);
   if (reasons.length) out.push('', '## Flagged levels', '', ...reasons.map((r) => `- ${mdEscape(r)}`));
+  out.push(...multiTurnMarkdownLines(cmp, mdEscape));
   out.push(...losslessMarkdownLines(cmp.lossless, mdEscape));
   out.push(...telemetryMarkdownLines(cmp.telemetry, mdEscape));
   if (cmp.runs.length > 1) out.push('', `_${mdEscape(bootstrapNote(cmp))}_`);

@@ -4,6 +4,7 @@
 import { createColors } from 'picocolors';
 import { isEngineNativeKey } from './comparability.js';
 import { losslessTextLines } from './lossless-section.js';
+import { multiTurnTextLines } from './multi-turn-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import { telemetryTextLines } from './telemetry-section.js';
@@ -94,6 +95,7 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
   }
   const reasons = flagReasons(cmp);
   if (reasons.length) out.push('', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`)));
+  out.push(...multiTurnTextLines(cmp));
   out.push(...losslessTextLines(cmp.lossless));
   out.push(...telemetryTextLines(cmp.telemetry));
   if (!single) out.push('', c.dim(bootstrapNote(cmp)));

@@ -19,10 +19,17 @@ import { type ClockAnchor, monoNowMs, parseDurationS, takeAnchor } from '../core
 import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.js';
-import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
+import type {
+  BuiltRequest,
+  EngineAdapter,
+  EngineName,
+  GenerationParams,
+  HttpDoc,
+  TargetHttp,
+} from '../engines/types.js';
 import type { ErrorStop } from '../load/failure-policy.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
-import { type LevelShape, runLevel } from '../load/level-runner.js';
+import { type LevelShape, runLevel, type SendArgs } from '../load/level-runner.js';
 import { buildLevelWorkload } from '../load/level-workload.js';
 import { PrefixHitCounter, type PrefixHitRates, prefixHitNote } from '../load/prefix-hits.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
@@ -30,6 +37,7 @@ import type { PromptItem } from '../load/prompts.js';
 import { startSelfCheck } from '../load/self-check.js';
 import type { Shard } from '../load/shard.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
+import { TurnAccumulator } from '../metrics/multi-turn.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
@@ -496,34 +504,58 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const telemetry = await telemetryOf.start(li);
     const check = startSelfCheck();
     const hits = new PrefixHitCounter();
+    const conv = work.conversations;
+    const turns = conv ? new TurnAccumulator() : null;
     let sawError = false;
+    const stream = (
+      a: SendArgs,
+      request: BuiltRequest,
+      p: PromptItem,
+      inputTokens: number,
+      reply?: string[],
+    ) =>
+      streamRequest({
+        baseUrl: c.url,
+        request,
+        headers: c.headers,
+        timeouts: c.timeouts,
+        originMs: c.anchor.monoMs,
+        id: nextId++,
+        levelIndex: li,
+        warmup: a.warmup,
+        scheduledAtMs: a.scheduledAtMs,
+        requestedOutputTokens: p.outputTokens,
+        inputTokensClient: inputTokens,
+        signal: a.signal,
+        replyText: reply,
+      });
     const result = await runLevel({
       shape,
       signal: o.signal,
       // Records go to the store only; the summary is computed from it, so memory stays flat in level length.
       retainRecords: false,
+      // multi-turn: each send is the next turn of the stream's user, due after its think time
+      dueAtMs: conv ? (u) => conv.dueAtMs(u) : undefined,
       send: (a) => {
         if (!a.warmup) telemetry.measuredStarted();
+        if (conv)
+          return conv.send(a, (t, reply) =>
+            stream(
+              a,
+              c.adapter.requestFor({ ...c.params(t.message), messages: t.messages }),
+              t.message,
+              t.historyTokens,
+              reply,
+            ),
+          );
         const k = a.index % built.length;
-        return streamRequest({
-          baseUrl: c.url,
-          request: built[k],
-          headers: c.headers,
-          timeouts: c.timeouts,
-          originMs: c.anchor.monoMs,
-          id: nextId++,
-          levelIndex: li,
-          warmup: a.warmup,
-          scheduledAtMs: a.scheduledAtMs,
-          requestedOutputTokens: prompts[k].outputTokens,
-          inputTokensClient: prompts[k].inputTokens,
-          signal: a.signal,
-        });
+        return stream(a, built[k], prompts[k], prompts[k].inputTokens);
       },
       onRecord: (r: RequestRecord) => {
         o.store.appendRecord(r);
         c.progress.record(r);
         hits.add(r);
+        turns?.add(r);
         if (r.error !== null) sawError = true;
       },
     });
@@ -557,6 +589,8 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       client: self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
+    const byTurn = turns?.finish(plan.percentiles);
+    if (byTurn) summary.multiTurn = byTurn;
     o.store.writeLevel(summary);
     const prefixCache =
       work.expectedHitRate === null ? null : hits.rates(work.expectedHitRate, server.prefixCounters);

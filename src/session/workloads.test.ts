@@ -7,6 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { silentProgress } from '../load/progress.js';
 import { loadPlanFile } from '../plan/load.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { compareRuns } from '../report/compare.js';
+import { renderHtml } from '../report/render-html.js';
+import { renderMarkdown } from '../report/render-markdown.js';
+import { renderText } from '../report/render-text.js';
+import { readRun } from '../results/read-run.js';
+import type { RequestTruth } from '../sim/simulator.js';
+import { simulatorsClosedAfterEach } from '../sim/testing/fast-sim.js';
 import { runBench } from './run-bench.js';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');
@@ -124,5 +131,89 @@ describe('server telemetry', () => {
     expect(
       t.samples.every((s: { values: { running: unknown } }) => typeof s.values.running === 'number'),
     ).toBe(true);
+  });
+});
+
+describe('multi_turn against the simulator', () => {
+  const fast = simulatorsClosedAfterEach();
+  const conversation = async (sim: { flavor?: 'llamacpp'; engineArgs?: string[] }, users: number) => {
+    const { h } = await fast.sim(sim);
+    const { res, records } = await run('workload-multi-turn.yaml', (p) => {
+      p.target.url = h.url;
+      p.load.levels = [users];
+      p.load.requests = users * 8;
+      p.workload.input_tokens = { fixed: 64 };
+      p.workload.output_tokens = { fixed: 16 };
+      p.workload.multi_turn = { turns: 4, think_time_ms: { uniform: [20, 40] } };
+    });
+    const truth = (await (await fetch(`${h.url}/_sim/requests`)).json()) as { requests: RequestTruth[] };
+    return { res, records: records.filter((r) => !r.warmup), truth: truth.requests };
+  };
+
+  it('sends each turn the whole history, the replies received included, and reports TTFT and history by turn', async () => {
+    // llama-server reports usage.prompt_tokens_details.cached_tokens on chat streams
+    const { res, records } = await conversation({ flavor: 'llamacpp' }, 2);
+    expect(records).toHaveLength(16);
+    expect(records.every((r) => r.error === null)).toBe(true);
+    const byConversation = new Map<string | undefined, RequestRecord[]>();
+    for (const r of records)
+      byConversation.set(r.conversationId, [...(byConversation.get(r.conversationId) ?? []), r]);
+    // 16 turns shared by 2 users in closed loop: whole conversations, then the last ones cut by the budget
+    expect(byConversation.size).toBeGreaterThanOrEqual(4);
+    for (const turns of byConversation.values()) {
+      turns.sort((a, b) => (a.turn ?? 0) - (b.turn ?? 0));
+      expect(turns.map((r) => r.turn)).toEqual([1, 2, 3, 4].slice(0, turns.length));
+      expect(turns[0].historyTokens).toBe(64);
+      for (let k = 1; k < turns.length; k++) {
+        const [prev, cur] = [turns[k - 1], turns[k]];
+        // history grows by the previous reply (server's count) and the new 64-token message
+        expect(cur.historyTokens).toBe((prev.historyTokens ?? 0) + (prev.outputTokensServer ?? 0) + 64);
+        // the server found the previous prompt AND the previous reply in its cache: the reply went back verbatim
+        expect(cur.cachedInputTokens).toBe((prev.inputTokensServer ?? 0) + (prev.outputTokensServer ?? 0));
+        // think time is scheduling: due after the reply, never sent before it is due
+        expect(cur.scheduledMs - prev.endMs).toBeGreaterThanOrEqual(20);
+        expect(cur.sentMs).toBeGreaterThanOrEqual(cur.scheduledMs);
+      }
+    }
+    const perTurn = res.summary.levels[0].multiTurn ?? [];
+    expect(perTurn.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
+    expect(perTurn.reduce((n, t) => n + t.completed, 0)).toBe(16);
+    expect(perTurn.every((t) => t.completed > 0 && t.ttftMs?.count === t.completed)).toBe(true);
+    const history = perTurn.map((t) => t.historyTokens?.mean ?? 0);
+    expect(history).toEqual([64, 64 + 16 + 64, 64 + 2 * (16 + 64), 64 + 3 * (16 + 64)]);
+    // a first turn shares only the template's start (BOS, the user tag) with anything cached
+    expect(records.filter((r) => r.turn === 1).every((r) => r.cachedInputTokens === 2)).toBe(true);
+    expect(perTurn[3].cachedShare).toBeGreaterThan(0.7);
+    const level = JSON.parse(readFileSync(join(res.runDir, 'level-00.json'), 'utf8'));
+    expect(level.multiTurn).toEqual(perTurn);
+    // the report shows the per-turn table in every format that has tables
+    const cmp = compareRuns([await readRun(res.runDir)]);
+    const text = renderText(cmp, { color: false });
+    expect(text).toMatch(/Multi-turn: TTFT and history length by turn/);
+    expect(text).toMatch(/^\s+4\s+\d+\s+0\s+304\s/m);
+    expect(renderMarkdown(cmp)).toMatch(/^\| 2 \| \d+ \| 0 \| 144 \| /m);
+    expect(renderHtml(cmp)).toContain('id="multi-turn"');
+  });
+
+  it('later turns reach their first token sooner with the prefix cache than without it (simulated time)', async () => {
+    const simTtftByTurn = async (engineArgs: string[]) => {
+      const { records, truth } = await conversation({ engineArgs }, 1);
+      // one user: the level's requests are the simulator's last ones, in order
+      const mine = truth.slice(-records.length);
+      expect(mine.map((t) => t.promptTokens)).toEqual(records.map((r) => r.inputTokensServer));
+      return records.map((r, i) => ({
+        turn: r.turn,
+        s: (mine[i].firstTokenSimS ?? 0) - mine[i].arrivalSimS,
+      }));
+    };
+    const cached = await simTtftByTurn([]);
+    const uncached = await simTtftByTurn(['--disable-radix-cache']);
+    const turn4 = (xs: { turn?: number; s: number }[]) => xs.filter((x) => x.turn === 4).map((x) => x.s);
+    const turn1 = (xs: { turn?: number; s: number }[]) => xs.filter((x) => x.turn === 1).map((x) => x.s);
+    // without a cache the 4th turn prefills its whole history (TTFT grows turn by turn); with it, only
+    // the new message, so TTFT stays at the first turn's
+    expect(Math.min(...turn4(uncached))).toBeGreaterThan(Math.max(...turn1(uncached)) * 1.2);
+    expect(Math.max(...turn4(cached))).toBeLessThan(Math.min(...turn1(cached)) * 1.05);
+    expect(Math.max(...turn4(cached))).toBeLessThan(Math.min(...turn4(uncached)));
   });
 });

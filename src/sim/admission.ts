@@ -67,8 +67,9 @@ export class Admission {
       submit: (r) => d.process.scheduler.submit(r),
       abort: (r) => d.process.scheduler.abort(r),
       track: (r) => d.track(r),
-      finished: (r, ok) => {
+      finished: (r, ok, outputIds) => {
         if (!ok) return;
+        if (spec.promptIds) d.prefixCache?.insertFinished(spec.promptIds, outputIds);
         d.onFinished?.(r);
         d.process.requestFinished(d.faults.restartAfter);
       },

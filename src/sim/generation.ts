@@ -22,8 +22,8 @@ export interface GenerationHooks {
   createRequest(spec: GenerationSpec, onTokens: SimRequest['onTokens']): SimRequest;
   submit(req: SimRequest): void;
   abort(req: SimRequest): void;
-  /** Called once when the request has been fully answered (or abandoned). */
-  finished(req: SimRequest, ok: boolean): void;
+  /** Called once when the request has been fully answered (or abandoned), with the token ids it emitted. */
+  finished(req: SimRequest, ok: boolean, outputIds: readonly number[]): void;
   track(res: ServerResponse): void;
   fault: StreamFault;
   /** spec-diverge: greedy output position from which tokens are corrupted; null when the fault is off. */
@@ -135,13 +135,14 @@ export function serveGeneration(res: ServerResponse, spec: GenerationSpec, hooks
   const finish = (ok: boolean) => {
     if (ended) return;
     ended = true;
-    hooks.finished(req, ok);
+    hooks.finished(req, ok, outputIds);
   };
 
   const outputIds: number[] = [];
   const onTokens = (r: SimRequest, drawn: number[]) => {
     if (ended) return;
-    const ids = emittedIds(spec, r, drawn, hooks.divergeAt, writer === null ? outputIds : null);
+    // every emitted id is kept: a non-streamed body returns them, the prefix cache keeps them at the end
+    const ids = emittedIds(spec, r, drawn, hooks.divergeAt, outputIds);
     let piece = '';
     for (let i = 0; i < ids.length; i++) piece += ` ${word(ids[i])}`;
     // only the native API sends the cumulative text on every event; the others need it only at the end

@@ -93,8 +93,9 @@ function completionRoute(path: string, chat: boolean): Route {
     ctx.generate(res, {
       api: chat ? 'chat' : 'completions',
       model: typeof body.model === 'string' ? body.model : ctx.served.servedModelName,
-      // llama-server counts the BOS token in usage.prompt_tokens
+      // llama-server counts the BOS token in usage.prompt_tokens; slot reuse keys on the ids, BOS first
       promptTokens: countTokens(text) + 1,
+      promptIds: [BOS_ID, ...tokenize(text)],
       maxNewTokens: maxRaw === undefined || maxRaw === null ? 16 : Number(maxRaw),
       stream: body.stream === true,
       includeUsage,

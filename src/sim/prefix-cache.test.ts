@@ -18,6 +18,16 @@ describe('simulated prefix cache', () => {
     expect(c.lookupAndInsert([1, 9, 3, 4, 5])).toBe(1);
   });
 
+  it('keeps a finished request’s output after its prompt, without counting it as a query', () => {
+    const c = new PrefixCache(1, 1000);
+    expect(c.lookupAndInsert([1, 2, 3])).toBe(0);
+    c.insertFinished([1, 2, 3], [40, 41]);
+    // the next turn: prompt, reply, new message
+    expect(c.lookupAndInsert([1, 2, 3, 40, 41, 7, 8])).toBe(5);
+    expect(c.lookupAndInsert([1, 2, 3, 40, 99])).toBe(4);
+    expect(c.stats).toEqual({ queryTokens: 15, hitTokens: 9 });
+  });
+
   it('evicts the least recently used blocks beyond its capacity', () => {
     const c = new PrefixCache(1, 4);
     c.lookupAndInsert([1, 2, 3, 4]);

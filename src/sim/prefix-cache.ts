@@ -4,6 +4,9 @@
 // before it matches. Hits are prompt tokens the scheduler does not prefill, so TTFT falls with them.
 // Eviction is least-recently-used over a capacity in tokens (the KV pool). At least one prompt token
 // is always computed, as both engines do, so a fully cached prompt still reports length − 1 hits.
+// A finished request's prompt plus its output is inserted too (SGLang caches a finished request's
+// whole sequence in its radix tree, vLLM keeps full blocks of generated tokens, llama.cpp's slot keeps
+// them): a conversation's next turn, which starts with this prompt and this reply, then hits both.
 
 import type { ServedConfig } from './served-config.js';
 
@@ -24,6 +27,20 @@ export class PrefixCache {
 
   /** Cached tokens for this prompt, then the prompt is inserted (its blocks become most recent). */
   lookupAndInsert(ids: readonly number[]): number {
+    const hits = this.walk(ids);
+    const cached = Math.max(0, Math.min(hits, ids.length - 1));
+    this.stats.queryTokens += ids.length;
+    this.stats.hitTokens += cached;
+    return cached;
+  }
+
+  /** A finished request's whole sequence (prompt, then output) joins the cache; not counted as a query. */
+  insertFinished(promptIds: readonly number[], outputIds: readonly number[]): void {
+    this.walk(outputIds.length === 0 ? promptIds : [...promptIds, ...outputIds]);
+  }
+
+  /** Marks every full block of `ids` most recent (inserting the missing ones); returns the leading hits. */
+  private walk(ids: readonly number[]): number {
     const B = this.blockTokens;
     let h = 0x811c9dc5;
     let hits = 0;
@@ -40,10 +57,7 @@ export class PrefixCache {
       const oldest = this.blocks.keys().next().value as number;
       this.blocks.delete(oldest);
     }
-    const cached = Math.max(0, Math.min(hits, ids.length - 1));
-    this.stats.queryTokens += ids.length;
-    this.stats.hitTokens += cached;
-    return cached;
+    return hits;
   }
 }
 

@@ -15,6 +15,8 @@ export interface RequestTruth {
   api: string;
   state: string;
   promptTokens: number;
+  /** Prompt tokens found in the prefix cache at arrival (not prefilled). */
+  cachedTokens: number;
   completionTokens: number;
   verifyCt: number;
   acceptedDraftTokens: number;
@@ -54,6 +56,7 @@ export class TruthLog {
       api: this.apiOf.get(r) ?? '',
       state: r.state,
       promptTokens: r.promptTokens,
+      cachedTokens: r.cachedTokens,
       completionTokens: r.generated,
       verifyCt: r.verifyCt,
       acceptedDraftTokens: r.acceptedDraftTokens,
