@@ -119,6 +119,7 @@ describe('multi-turn conversations', () => {
   it('draws fixed, uniform and exponential think times', () => {
     const rng = seededRng(3);
     expect(drawThinkMs(40, rng)).toBe(40);
+    expect(drawThinkMs({ fixed: 40 }, rng)).toBe(40);
     const exp = Array.from({ length: 4000 }, () => drawThinkMs({ exponential: 200 }, rng));
     const mean = exp.reduce((a, b) => a + b, 0) / exp.length;
     expect(mean).toBeGreaterThan(180);

@@ -56,6 +56,7 @@ interface UserState {
 /** One think time draw in ms. */
 export function drawThinkMs(spec: ThinkTime, rng: Rng): number {
   if (typeof spec === 'number') return spec;
+  if ('fixed' in spec) return spec.fixed;
   if ('uniform' in spec) return spec.uniform[0] + rng() * (spec.uniform[1] - spec.uniform[0]);
   return gamma(rng, 1, spec.exponential); // shape 1: exponential with that mean
 }

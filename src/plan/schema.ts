@@ -135,6 +135,10 @@ export const thinkTimeSchema = z
   .union([
     z.number().nonnegative().describe('Every think time is exactly this many ms.'),
     z
+      .object({ fixed: z.number().nonnegative().describe('Think time in ms.') })
+      .strict()
+      .describe('Every think time is exactly this many ms (the form token lengths use).'),
+    z
       .object({
         uniform: z
           .tuple([z.number().nonnegative(), z.number().nonnegative()])
@@ -147,7 +151,9 @@ export const thinkTimeSchema = z
       .strict()
       .describe('Exponentially distributed (memoryless users) with this mean.'),
   ])
-  .describe('Think time in ms: N (fixed), { uniform: [a, b] } or { exponential: mean }; seeded per user.');
+  .describe(
+    'Think time in ms: N or { fixed: N }, { uniform: [a, b] } or { exponential: mean }; seeded per user.',
+  );
 
 export const multiTurnSchema = z
   .object({
