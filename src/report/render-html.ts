@@ -6,6 +6,7 @@ import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
+import { sloSearchHtml } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
@@ -77,6 +78,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
   );
 
   for (const r of cmp.runs) for (const n of r.warnings) h.push(`<div class="note">${esc(n)}</div>`);
+  h.push(sloSearchHtml(cmp.sloSearch, esc));
 
   if (cmp.runs.length > 1) {
     h.push('<h2 id="verdicts">Verdicts</h2>');

@@ -1,6 +1,7 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
 import { losslessMarkdownLines } from './lossless-section.js';
+import { sloSearchMarkdownLines } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import type { Comparison } from './types.js';
@@ -30,6 +31,7 @@ export function renderMarkdown(cmp: Comparison): string {
     );
   const notes = cmp.runs.flatMap((r) => r.warnings);
   if (notes.length) out.push('', ...notes.map((n) => `> Note: ${mdEscape(n)}`));
+  out.push(...sloSearchMarkdownLines(cmp.sloSearch, mdEscape));
   if (cmp.runs.length > 1) {
     out.push('', '## Verdicts', '');
     const excluded = exclusionNote(cmp);

@@ -5,6 +5,7 @@ import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
 import type { LosslessRow } from './lossless-section.js';
+import type { SloSearchSection } from './slo-search-model.js';
 import type { ComparisonValidity } from './validity.js';
 
 export type MetricId =
@@ -133,4 +134,6 @@ export interface Comparison {
   series: { run: string; points: { level: LevelKey; summary: LevelSummary; flags: LevelFlag[] }[] }[];
   /** Lossless verdicts of the runs that carry one (lossless-section.ts); absent or empty when none. */
   lossless?: LosslessRow[];
+  /** SLO searches (slo-search.json) of the runs that carry one, and verdicts on the found loads; absent when none does. */
+  sloSearch?: SloSearchSection;
 }

@@ -8,12 +8,14 @@
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { ClockAnchor } from '../core/clock.js';
+import type { ReadResult } from '../core/read-result.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LosslessRecord } from '../metrics/lossless.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
+import type { SloSearchRecord } from './slo-search-record.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -68,4 +70,6 @@ export interface LoadedRun {
   warnings: string[];
   /** The lossless verdict (lossless.json) when the run has one. */
   lossless?: LosslessRecord | null;
+  /** slo-search.json: the search's outcome; unknown when the run has none, unreadable when it is broken. */
+  sloSearch?: ReadResult<SloSearchRecord>;
 }

@@ -10,6 +10,7 @@ import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
+import { readSloSearchRecord } from './slo-search-file.js';
 
 async function readText(path: string): Promise<string | null> {
   try {
@@ -122,7 +123,23 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     if (parsed.warning) warnings.push(parsed.warning);
   }
   const name = manifest?.name || summary.name || basename(abs);
-  return { name, dir: abs, manifest, summary, records, warnings, lossless: await readLosslessRecord(abs) };
+  const sloSearch = await readSloSearchRecord(abs);
+  if (sloSearch.kind === 'unreadable')
+    warnings.push(`the SLO search outcome is unreadable: ${sloSearch.reason} (got: ${sloSearch.excerpt}).`);
+  else if (sloSearch.kind === 'unknown' && manifest?.plan?.load?.kind === 'slo_search')
+    warnings.push(
+      `the plan is an SLO search but ${dir} has no slo-search.json (the search did not finish); its probes are shown as levels only.`,
+    );
+  return {
+    name,
+    dir: abs,
+    manifest,
+    summary,
+    records,
+    warnings,
+    lossless: await readLosslessRecord(abs),
+    sloSearch,
+  };
 }
 
 async function isRunDir(dir: string): Promise<boolean> {
