@@ -9,7 +9,7 @@ import { SloSearch, type SloSearchResult } from '../load/slo-search.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { SLO_PRESETS } from '../plan/slo-presets.js';
-import type { LevelKey } from '../records/level-key.js';
+import { type LevelKey, levelLabel } from '../records/level-key.js';
 import type { RunStore } from '../results/run-store.js';
 import { writeSloSearchRecord } from '../results/slo-search-file.js';
 import type { LevelOutcome, LevelValidity, Session } from './session.js';
@@ -93,7 +93,7 @@ export async function searchThroughSession(
     const share = r.summary.goodput?.fraction ?? 0;
     search.report(v, share, share >= spec.share);
     o.note(
-      `benchgate: slo_search probe ${v}${concurrency ? '' : ' req/s'}: ${(share * 100).toFixed(1)}% met the SLOs (${share >= spec.share ? 'pass' : 'fail'}).`,
+      `benchgate: slo_search at ${levelLabel(level)}: ${(share * 100).toFixed(1)}% met the SLOs (${share >= spec.share ? 'pass' : 'fail'}).`,
     );
   }
   const result = search.result();
