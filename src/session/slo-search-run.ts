@@ -76,10 +76,18 @@ export async function searchThroughSession(
   });
   const levels: LevelSummary[] = [];
   let interrupted = false;
+  let cappedNoted = false;
   for (let v = search.next(); v !== null; v = search.next()) {
     if (o.signal?.aborted) {
       interrupted = true;
       break;
+    }
+    const sent = plan.load.requests;
+    if (concurrency && sent !== undefined && v > sent && !cappedNoted) {
+      cappedNoted = true;
+      o.note(
+        `benchgate: slo_search: probes above concurrency ${sent} send only load.requests = ${sent} measured requests, so they never hold more than ${sent} in flight; raise load.requests (or set load.slo_search.max) to measure them.`,
+      );
     }
     const level: LevelKey = concurrency
       ? { kind: 'concurrency', value: v }
