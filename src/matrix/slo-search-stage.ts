@@ -47,8 +47,17 @@ export interface ConfigSearchArgs {
   configDir: string;
   signal: AbortSignal;
   afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>;
-  /** Runs after each probe's level is written: throws (failing the config) when it is not to be kept. */
-  keepLevel: (idx: number, summary: LevelSummary, what: string, startedMs: number) => Promise<void>;
+  /**
+   * Runs after each probe's level is written: throws (failing the config) when it is not to be kept.
+   * `tolerated`: invalidity reasons that only make the probe a failed one (its error-rate stop).
+   */
+  keepLevel: (
+    idx: number,
+    summary: LevelSummary,
+    what: string,
+    startedMs: number,
+    tolerated: readonly string[],
+  ) => Promise<void>;
   log: (line: string) => void;
   nowMs: () => number;
 }
@@ -65,9 +74,10 @@ export async function runConfigSearch(a: ConfigSearchArgs): Promise<SloSearchRun
       await rm(runDir, { recursive: true, force: true });
       a.log(`  SLO search ${what}`);
       const startedMs = a.nowMs();
-      const summary = await sweepOneLevel(a.session, idx, runDir, a.signal, a.afterLevel, probe);
-      await a.keepLevel(idx, summary, what, startedMs);
-      return { summary, interrupted: false, prefixCache: null, stop: null };
+      const outcome = await sweepOneLevel(a.session, idx, runDir, a.signal, a.afterLevel, probe);
+      // a probe past the server's capacity may stop on its error rate: that is a failed probe, not a failed config
+      await a.keepLevel(idx, outcome.summary, what, startedMs, outcome.stop ? [outcome.stop.message] : []);
+      return outcome;
     },
   });
   if (run.interrupted)

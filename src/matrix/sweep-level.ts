@@ -4,7 +4,6 @@
 
 import { basename } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
-import type { LevelSummary } from '../metrics/summary.js';
 import { finishRunStore } from '../results/run-store.js';
 import type { LevelOutcome, RunLevelOptions, Session } from '../session/session.js';
 
@@ -16,7 +15,7 @@ export async function sweepOneLevel(
   signal: AbortSignal,
   afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>,
   probe?: RunLevelOptions['probe'],
-): Promise<LevelSummary> {
+): Promise<LevelOutcome> {
   const store = session.openStore({ runDir });
   let outcome: LevelOutcome | null = null;
   try {
@@ -45,5 +44,5 @@ export async function sweepOneLevel(
   if (outcome.interrupted) {
     throw new BenchgateError('BG_E_ABORTED', 'the level was interrupted before it finished.');
   }
-  return outcome.summary;
+  return outcome;
 }

@@ -99,9 +99,11 @@ export async function searchThroughSession(
       break;
     }
     const share = r.summary.goodput?.fraction ?? 0;
-    search.report(v, share, share >= spec.share);
+    // a probe stopped by its error rate fails whatever share of the requests it sent met the SLOs
+    const passed = share >= spec.share && r.stop === null;
+    search.report(v, share, passed);
     o.note(
-      `benchgate: slo_search at ${levelLabel(level)}: ${(share * 100).toFixed(1)}% met the SLOs (${share >= spec.share ? 'pass' : 'fail'}).`,
+      `benchgate: slo_search at ${levelLabel(level)}: ${(share * 100).toFixed(1)}% met the SLOs (${passed ? 'pass' : r.stop ? 'fail: stopped by its error rate' : 'fail'}).`,
     );
   }
   const result = search.result();
