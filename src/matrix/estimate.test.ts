@@ -37,4 +37,27 @@ describe('plan preview estimate', () => {
     const text = renderPlanPreview(plan, [a]).join('\n');
     expect(text).toContain('a: levels 10; 20 requests; ~10 s (previous run)');
   });
+
+  it('states an SLO search as at most max_probes probes, never the default levels', () => {
+    const search = planSchema.parse({
+      ...plan,
+      load: {
+        kind: 'slo_search',
+        requests: 16,
+        slo_search: { over: 'concurrency', start: 2, precision: 2, share: 0.9, max_probes: 5 },
+      },
+      slo: { ttft_ms: 2000, tpot_ms: 200 },
+    });
+    const est = estimateMatrix({ plan: search, configs, completedLevels: { b: [0, 1, 2] } });
+    expect(est[0]).toMatchObject({ searchProbesAtMost: 5, requestsToRun: 80 });
+    // a (time scale 10): ready 6 s + 5 probes at concurrency 2, each 8 waves × 100 tokens × 2 ms
+    expect(est[0].estimatedS).toBeCloseTo(6 + 8, 6);
+    expect(est[1]).toMatchObject({ searchProbesAtMost: 0, estimatedS: 0 });
+    const text = renderPlanPreview(search, est).join('\n');
+    expect(text).toContain('SLO search over concurrency from 2');
+    expect(text).toContain('at most 5 probes per config');
+    expect(text).toContain('a: at most 5 probes; at most 80 requests');
+    expect(text).toContain('b: SLO search already completed');
+    expect(text).not.toMatch(/levels|req\/s/);
+  });
 });

@@ -19,6 +19,8 @@ export interface ConfigEstimate {
   requestsToRun: number;
   estimatedS: number;
   basis: 'previous run' | 'model';
+  /** load.kind slo_search: the search runs at most this many probes (0: already completed). */
+  searchProbesAtMost?: number;
 }
 
 /** Assumed decode time per output token (real time) when nothing was measured: a deliberately rough 20 ms. */
@@ -40,9 +42,9 @@ function meanTokens(t: Plan['workload']['output_tokens']): number {
 
 export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
   const { plan } = input;
+  if (plan.load.kind === 'slo_search') return estimateSearch(input);
   const perLevelRequests =
     (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
-  const outTokens = meanTokens(plan.workload.output_tokens);
   return input.configs.map((c) => {
     const done = new Set(input.completedLevels?.[c.name] ?? []);
     const levelsToRun = plan.load.levels.map((_, i) => i).filter((i) => !done.has(i));
@@ -57,14 +59,7 @@ export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
         basis = 'previous run';
         continue;
       }
-      const level = plan.load.levels[i];
-      const requestS = (outTokens * ASSUMED_ITL_S) / scale;
-      const inFlight = plan.load.kind === 'concurrency' ? level : Math.max(1, level * requestS);
-      const byCount =
-        perLevelRequests > 0 ? Math.ceil(perLevelRequests / inFlight) * requestS : Number.POSITIVE_INFINITY;
-      const byDuration =
-        plan.load.duration !== undefined ? durationS(plan.load.duration) : Number.POSITIVE_INFINITY;
-      total += Math.min(byCount, byDuration);
+      total += modelLevelS(plan, plan.load.levels[i], plan.load.kind === 'concurrency', scale);
     }
     return {
       name: c.name,
@@ -72,6 +67,45 @@ export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
       requestsToRun: perLevelRequests * levelsToRun.length,
       estimatedS: total,
       basis,
+    };
+  });
+}
+
+/** Seconds one level of `perLevelRequests` takes at `level` in the stated per-token model. */
+function modelLevelS(plan: Plan, level: number, concurrency: boolean, scale: number): number {
+  const perLevelRequests =
+    (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
+  const requestS = (meanTokens(plan.workload.output_tokens) * ASSUMED_ITL_S) / scale;
+  const inFlight = concurrency ? level : Math.max(1, level * requestS);
+  const byCount =
+    perLevelRequests > 0 ? Math.ceil(perLevelRequests / inFlight) * requestS : Number.POSITIVE_INFINITY;
+  const byDuration =
+    plan.load.duration !== undefined ? durationS(plan.load.duration) : Number.POSITIVE_INFINITY;
+  return Math.min(byCount, byDuration);
+}
+
+/**
+ * An SLO search probes loads it chooses as it goes: the estimate is an upper bound of max_probes probes
+ * (each costed at the start value, the model's guess), and a completed search (resume) costs nothing.
+ */
+function estimateSearch(input: EstimateInput): ConfigEstimate[] {
+  const { plan } = input;
+  const s = plan.load.slo_search!;
+  const perLevelRequests =
+    (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
+  return input.configs.map((c) => {
+    const done = (input.completedLevels?.[c.name] ?? []).length > 0;
+    const probes = done ? 0 : s.max_probes;
+    const scale = timeScaleOf(c.argv);
+    const ready = input.measured?.[c.name]?.readyS ?? ASSUMED_READY_S / scale;
+    const probeS = modelLevelS(plan, s.start, s.over === 'concurrency', scale);
+    return {
+      name: c.name,
+      levelsToRun: [...Array(probes).keys()],
+      requestsToRun: perLevelRequests * probes,
+      estimatedS: done ? 0 : ready + probeS * probes,
+      basis: 'model',
+      searchProbesAtMost: probes,
     };
   });
 }
@@ -94,6 +128,19 @@ export function formatDurationS(s: number): string {
 /** The preview lines (stderr). */
 export function renderPlanPreview(plan: Plan, estimates: readonly ConfigEstimate[]): string[] {
   const lines: string[] = [];
+  const s = plan.load.slo_search;
+  if (plan.load.kind === 'slo_search' && s) {
+    lines.push(
+      `matrix: ${estimates.length} config(s); load: SLO search over ${s.over === 'rate' ? 'request rate (req/s)' : 'concurrency'} from ${s.start} (min ${s.min}, max ${s.max}), precision ${s.precision}, ${Number((s.share * 100).toFixed(2))}% of requests meeting the SLOs; at most ${s.max_probes} probes per config`,
+    );
+    for (const e of estimates)
+      lines.push(
+        e.searchProbesAtMost === 0
+          ? `  ${e.name}: SLO search already completed; nothing to run`
+          : `  ${e.name}: at most ${e.searchProbesAtMost} probes; at most ${e.requestsToRun} requests; up to ~${formatDurationS(e.estimatedS)} (${e.basis}, each probe costed at the start value)`,
+      );
+    return [...lines, totalLine(estimates)];
+  }
   const unit = plan.load.kind === 'concurrency' ? 'concurrency' : 'req/s';
   lines.push(`matrix: ${estimates.length} config(s); levels (${unit}): ${plan.load.levels.join(', ')}`);
   for (const e of estimates) {
@@ -102,9 +149,11 @@ export function renderPlanPreview(plan: Plan, estimates: readonly ConfigEstimate
       `  ${e.name}: levels ${levels}; ${e.requestsToRun} requests; ~${formatDurationS(e.estimatedS)} (${e.basis})`,
     );
   }
-  const total = estimates.reduce((a, e) => a + e.estimatedS, 0);
-  lines.push(
-    `estimated total: ~${formatDurationS(total)} (rough: assumes ${ASSUMED_ITL_S * 1000} ms per output token unless measured)`,
-  );
+  lines.push(totalLine(estimates));
   return lines;
+}
+
+function totalLine(estimates: readonly ConfigEstimate[]): string {
+  const total = estimates.reduce((a, e) => a + e.estimatedS, 0);
+  return `estimated total: ~${formatDurationS(total)} (rough: assumes ${ASSUMED_ITL_S * 1000} ms per output token unless measured)`;
 }

@@ -7,9 +7,13 @@ import type { MatrixResult } from './run-matrix.js';
 export function renderMatrixSummary(plan: Plan, result: MatrixResult): string {
   const lines: string[] = [];
   const total = plan.load.levels.length;
+  const search = plan.load.kind === 'slo_search';
   lines.push(`Matrix ${result.matrixDir}${result.cancelled ? ' (interrupted; continue with --resume)' : ''}`);
   for (const c of result.configs) {
-    const levels = `${c.completedLevels.length}/${total} levels`;
+    // a search's probe count is its own; the plan's levels do not apply
+    const levels = search
+      ? `SLO search, ${c.completedLevels.length} probe(s)`
+      : `${c.completedLevels.length}/${total} levels`;
     if (c.status === 'completed') {
       lines.push(`  ✔ ${c.name}: completed, ${levels} → ${c.dir}`);
     } else {

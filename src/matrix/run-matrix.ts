@@ -4,7 +4,7 @@
 
 import { setMaxListeners } from 'node:events';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import { monoNowMs } from '../core/clock.js';
@@ -16,8 +16,7 @@ import { levelKeyOf, levelLabel } from '../load/level-label.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
-import { finishRunStore } from '../results/run-store.js';
-import type { LevelOutcome, Session } from '../session/session.js';
+import type { Session } from '../session/session.js';
 import { assembleConfigRun, LEVELS_DIR, levelRunDir } from './assemble-run.js';
 import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './config-plan.js';
 import { estimateMatrix, renderPlanPreview } from './estimate.js';
@@ -31,6 +30,7 @@ import {
   losslessEnabled,
 } from './lossless-stage.js';
 import { processGroupMembers } from './process-table.js';
+import { discardSearch, isSloSearch, runConfigSearch, searchCompleted } from './slo-search-stage.js';
 import type { MatrixStages } from './stages.js';
 import {
   type ConfigFailure,
@@ -43,6 +43,7 @@ import {
   verifiedConfigHash,
   writeMatrixState,
 } from './state.js';
+import { sweepOneLevel } from './sweep-level.js';
 import { tearDown } from './teardown.js';
 import { waitForReady } from './wait-ready.js';
 
@@ -173,6 +174,12 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
 
   const completedBefore: Record<string, number[]> = {};
   for (const c of configs) {
+    if (isSloSearch(plan)) {
+      // a search is kept whole or re-run whole: only a completed one costs nothing
+      const prev = state.configs[c.name];
+      if (prev && searchCompleted(prev, c.launchFingerprint)) completedBefore[c.name] = prev.completedLevels;
+      continue;
+    }
     const d = decideBeforeLaunch(state.configs[c.name], c.launchFingerprint);
     if (d.action === 'keep') completedBefore[c.name] = d.completedLevels;
   }
@@ -303,44 +310,6 @@ async function dropPartialLevels(configDir: string, completed: readonly number[]
   return dropped;
 }
 
-/** One level of the session into its own run directory (levels/NN/), summary written even when interrupted. */
-async function sweepOneLevel(
-  session: Session,
-  idx: number,
-  runDir: string,
-  signal: AbortSignal,
-  afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>,
-): Promise<LevelSummary> {
-  const store = session.openStore({ runDir });
-  let outcome: LevelOutcome | null = null;
-  try {
-    outcome = await session.runLevel(idx, {
-      store,
-      signal: AbortSignal.any([signal, store.writeFailed]),
-      afterLevel,
-    });
-  } finally {
-    const levels = outcome ? [outcome.summary] : [];
-    const done = outcome !== null && !outcome.interrupted;
-    finishRunStore(
-      store,
-      {
-        schema: 'benchgate.summary/1',
-        runId: store.runId,
-        name: basename(runDir),
-        levels,
-        ...(done ? {} : { incomplete: { reason: 'the level did not finish' } }),
-      },
-      session.plan.percentiles,
-    );
-  }
-  if (store.writeError) throw store.writeError; // the config fails with the file named; the matrix goes on
-  if (outcome.interrupted) {
-    throw new BenchgateError('BG_E_ABORTED', 'the level was interrupted before it finished.');
-  }
-  return outcome.summary;
-}
-
 async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<ConfigOutcome> {
   const { log, state, matrixDir, stages } = ctx;
   const configDir = join(matrixDir, config.name);
@@ -366,17 +335,29 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
     });
   log(`\n── ${config.name} ──`);
 
+  const search = isSloSearch(ctx.plan);
+  const searchDone = search && searchCompleted(prev, config.launchFingerprint);
+  if (search && !searchDone && st.completedLevels.length > 0) {
+    const n = await discardSearch(configDir, st);
+    log(
+      `  ${config.name}: the earlier SLO search did not finish (or its launch spec changed); its ${n} probe(s) are discarded and the search is re-run from the start.`,
+    );
+  }
   const before = decideBeforeLaunch(prev, config.launchFingerprint);
   if (before.action === 'discard') await supersede(configDir, st, before.reason, log);
   st.launchFingerprint = config.launchFingerprint;
   const dropped = await dropPartialLevels(configDir, st.completedLevels);
-  if (dropped.length > 0)
+  if (dropped.length > 0 && !search)
     log(
       `  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => ctx.plan.load.levels[i]).join(', ')}; they will be re-run.`,
     );
-  const levelsToRun = ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i));
-  if (levelsToRun.length === 0) {
-    log(`  ${config.name}: all levels already completed under the same launch spec; not relaunched.`);
+  const levelsToRun = search
+    ? []
+    : ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i));
+  if (search ? searchDone : levelsToRun.length === 0) {
+    log(
+      `  ${config.name}: ${search ? 'the SLO search already completed' : 'all levels already completed'} under the same launch spec; not relaunched.`,
+    );
     st.status = 'completed';
     await save();
     return {
@@ -582,7 +563,68 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       const drift = await stages.driftCheck({ plan: config.plan, host: host!, verifiedTarget: verified });
       return { valid: reasons.length === 0 && drift.valid, reasons: [...reasons, ...drift.reasons] };
     };
-    for (const idx of ctx.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i))) {
+    const failedWith = (e: unknown, what: string): never => {
+      if (e instanceof ConfigFailed) throw e;
+      const crash = live.log.crashHit;
+      return fail(
+        'sweep',
+        isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
+        `config "${config.name}": ${what} failed: ${(e as Error).message}`,
+        crash ? [`server output line ${crash.line}:`, ...crash.excerpt.split('\n')] : live.log.excerpt(8),
+      );
+    };
+    /** After a level (or probe) is written: kept only when the server is alive, uncrashed and the level valid. */
+    const keepLevel = async (
+      idx: number,
+      summary: LevelSummary,
+      what: string,
+      startedMs: number,
+      tolerated: readonly string[] = [],
+    ) => {
+      ctx.progress('');
+      const crash = live.log.crashHit;
+      const exited = await Promise.race([
+        live.proc.exited.then(() => true),
+        new Promise<boolean>((r) => setImmediate(() => r(false))),
+      ]);
+      if (crash || exited) {
+        fail(
+          'sweep',
+          'BG_E_LAUNCH',
+          `config "${config.name}": the server ${crash ? `logged a crash at output line ${crash.line}` : 'exited'} during ${what}; the level is not kept.`,
+          crash ? crash.excerpt.split('\n') : live.log.excerpt(12),
+        );
+      }
+      const reasons = summary.validity.reasons.filter((r) => !tolerated.includes(r));
+      if (!summary.validity.valid && reasons.length > 0) {
+        fail(
+          'sweep',
+          'BG_E_CHECK_FAILED',
+          `config "${config.name}": ${what} is invalid (${reasons.join('; ')}); it is not kept and later ${search ? 'probes' : 'levels'} are not run.`,
+          reasons,
+        );
+      }
+      st.completedLevels = [...st.completedLevels, idx].sort((x, y) => x - y);
+      st.measured = {
+        ...st.measured,
+        levelS: { ...st.measured?.levelS, [idx]: (monoNowMs() - startedMs) / 1000 },
+      };
+      await save();
+    };
+    if (search) {
+      await runConfigSearch({
+        session,
+        configDir,
+        signal: ctx.signal,
+        afterLevel,
+        keepLevel,
+        log,
+        nowMs: monoNowMs,
+      }).catch((e) => failedWith(e, 'the SLO search'));
+      st.searchCompleted = true;
+      await save();
+    }
+    for (const idx of levelsToRun) {
       const label = levelLabel(levelKeyOf(ctx.plan.load, ctx.plan.load.levels[idx]));
       if (ctx.signal.aborted)
         fail(
@@ -594,47 +636,11 @@ async function runOneConfig(config: ResolvedConfig, ctx: RunContext): Promise<Co
       await rm(runDir, { recursive: true, force: true });
       log(`  level ${label}`);
       const levelStartMs = monoNowMs();
-      let summary: LevelSummary;
-      try {
-        summary = await sweepOneLevel(session, idx, runDir, ctx.signal, afterLevel);
-      } catch (e) {
-        const crash = server.log.crashHit;
-        fail(
-          'sweep',
-          isBenchgateError(e) ? e.code : 'BG_E_INTERNAL',
-          `config "${config.name}": level ${ctx.plan.load.levels[idx]} failed: ${(e as Error).message}`,
-          crash ? [`server output line ${crash.line}:`, ...crash.excerpt.split('\n')] : server.log.excerpt(8),
-        );
-      }
-      ctx.progress('');
-      const crash = server.log.crashHit;
-      const exited = await Promise.race([
-        server.proc.exited.then(() => true),
-        new Promise<boolean>((r) => setImmediate(() => r(false))),
-      ]);
-      if (crash || exited) {
-        fail(
-          'sweep',
-          'BG_E_LAUNCH',
-          `config "${config.name}": the server ${crash ? `logged a crash at output line ${crash.line}` : 'exited'} during level ${ctx.plan.load.levels[idx]}; the level is not kept.`,
-          crash ? crash.excerpt.split('\n') : server.log.excerpt(12),
-        );
-      }
-      if (!summary.validity.valid) {
-        const reasons = summary.validity.reasons;
-        fail(
-          'sweep',
-          'BG_E_CHECK_FAILED',
-          `config "${config.name}": level ${ctx.plan.load.levels[idx]} is invalid (${reasons.join('; ')}); it is not kept and later levels are not run.`,
-          reasons,
-        );
-      }
-      st.completedLevels = [...st.completedLevels, idx].sort((a, b) => a - b);
-      st.measured = {
-        ...st.measured,
-        levelS: { ...st.measured?.levelS, [idx]: (monoNowMs() - levelStartMs) / 1000 },
-      };
-      await save();
+      const what = `level ${ctx.plan.load.levels[idx]}`;
+      const outcome = await sweepOneLevel(session, idx, runDir, ctx.signal, afterLevel).catch((e) =>
+        failedWith(e, what),
+      );
+      await keepLevel(idx, outcome.summary, what, levelStartMs);
     }
   } catch (e) {
     failure =

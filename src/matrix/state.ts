@@ -28,8 +28,10 @@ export interface ConfigState {
   launchFingerprint: string;
   /** Hash of the verified configuration (facts, engine version, model); null until a checkpoint passed. */
   verifiedConfigHash: string | null;
-  /** Indices (into the plan's load.levels) of levels completed under these fingerprints. */
+  /** Indices (into the plan's load.levels) of levels completed under these fingerprints; for an SLO search, of its probes in the order run. */
   completedLevels: number[];
+  /** load.kind slo_search: the search ended (kept on resume); an unfinished one is re-run from the start. */
+  searchCompleted?: boolean;
   /** PID (= process group id) of the most recent launch, kept so leftovers can be recognised later. */
   lastPid: number | null;
   /** Start time (ISO) of that launch's process: a PID alone may have been reused by a stranger. */

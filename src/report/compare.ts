@@ -12,6 +12,7 @@ import { compareLevelKeys, levelId, levelLabel } from './levels.js';
 import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS, tailNote } from './metric-catalog.js';
 import { type RequestValues, requestValues } from './request-values.js';
+import { sloSearchSection } from './slo-search-model.js';
 import { steadyRows } from './steady-model.js';
 import { telemetryRows } from './telemetry-section.js';
 import type { Cell, Comparison, Crossover, LevelFlag, LevelRow, MetricId } from './types.js';
@@ -90,7 +91,9 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     }
   }
   const common = [...byLevel.values()].filter((m) => m.size === runs.length);
-  if (runs.length > 1 && common.length === 0) {
+  // SLO searches probe loads of their own: their found loads are compared even when no probe is shared
+  const allSearches = runs.every((r) => r.sloSearch?.kind === 'value');
+  if (runs.length > 1 && common.length === 0 && !allSearches) {
     const have = runs.map(
       (r) => `${r.name} has ${r.summary.levels.map((l) => levelLabel(l.level)).join(', ') || 'no levels'}`,
     );
@@ -248,6 +251,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     })),
     lossless: losslessRows(runs),
     telemetry: telemetryRows(runs),
+    sloSearch: sloSearchSection(runs, baseline.name),
   };
 }
 

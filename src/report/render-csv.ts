@@ -3,6 +3,7 @@
 
 import { levelLabel } from './levels.js';
 import { METRICS } from './metric-catalog.js';
+import { sloSearchCsvRows } from './slo-search-section.js';
 import { flagNote } from './table-model.js';
 import type { Comparison } from './types.js';
 import { cellValidity } from './validity-model.js';
@@ -41,6 +42,21 @@ export function renderCsv(cmp: Comparison): string {
     row[0] = 'invalid';
     row[1] = `skipped: ${sk.reason}`;
     row[header.indexOf('run')] = sk.name;
+    lines.push(row.map(csvField).join(','));
+  }
+  // an SLO search leads: the found load per run, then every probe's share meeting the SLOs
+  for (const r of sloSearchCsvRows(cmp.sloSearch)) {
+    const row: (string | number | boolean | null)[] = header.map(() => null);
+    const rv = cmp.validity.runs.find((x) => x.run === r.run);
+    row[0] = rv?.status ?? 'valid';
+    row[header.indexOf('metric')] = r.metric;
+    row[header.indexOf('unit')] = r.unit;
+    row[header.indexOf('level_kind')] = r.kind || null;
+    row[header.indexOf('level_value')] = r.load;
+    row[header.indexOf('run')] = r.run;
+    row[header.indexOf('is_baseline')] = r.run === cmp.baseline;
+    row[header.indexOf('value')] = r.value;
+    row[header.indexOf('excluded_reason')] = r.note;
     lines.push(row.map(csvField).join(','));
   }
   for (const m of cmp.metrics) {

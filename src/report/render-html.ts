@@ -7,6 +7,7 @@ import { escapeHtml as esc } from './escape.js';
 import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
 import { multiTurnHtml } from './multi-turn-section.js';
+import { sloSearchHtml } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, type MetricTable, metricTables } from './table-model.js';
 import { telemetryHtml } from './telemetry-section.js';
@@ -81,6 +82,7 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
   );
 
   for (const r of cmp.runs) for (const n of r.warnings) h.push(`<div class="note">${esc(n)}</div>`);
+  h.push(sloSearchHtml(cmp.sloSearch, esc));
 
   if (cmp.runs.length > 1) {
     h.push('<h2 id="verdicts">Verdicts</h2>');

@@ -2,6 +2,7 @@
 
 import { losslessMarkdownLines } from './lossless-section.js';
 import { multiTurnMarkdownLines } from './multi-turn-section.js';
+import { sloSearchMarkdownLines } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables } from './table-model.js';
 import { telemetryMarkdownLines } from './telemetry-section.js';
@@ -32,6 +33,7 @@ export function renderMarkdown(cmp: Comparison): string {
     );
   const notes = cmp.runs.flatMap((r) => r.warnings);
   if (notes.length) out.push('', ...notes.map((n) => `> Note: ${mdEscape(n)}`));
+  out.push(...sloSearchMarkdownLines(cmp.sloSearch, mdEscape));
   if (cmp.runs.length > 1) {
     out.push('', '## Verdicts', '');
     const excluded = exclusionNote(cmp);

@@ -5,6 +5,7 @@ import { createColors } from 'picocolors';
 import { isEngineNativeKey } from './comparability.js';
 import { losslessTextLines } from './lossless-section.js';
 import { multiTurnTextLines } from './multi-turn-section.js';
+import { sloSearchTextLines } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
 import { telemetryTextLines } from './telemetry-section.js';
@@ -51,6 +52,8 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     for (const w of r.warnings) out.push(c.yellow(`    note: ${w}`));
   }
   out.push('');
+  const slo = sloSearchTextLines(cmp.sloSearch);
+  if (slo.length) out.push(...slo, ...(single ? [] : ['']));
   if (!single) {
     out.push(c.bold('Verdicts'));
     const excluded = exclusionNote(cmp);

@@ -5,6 +5,7 @@ import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
 import type { LosslessRow } from './lossless-section.js';
+import type { SloSearchSection } from './slo-search-model.js';
 import type { TelemetryRow } from './telemetry-section.js';
 import type { ComparisonValidity } from './validity.js';
 
@@ -137,4 +138,6 @@ export interface Comparison {
   lossless?: LosslessRow[];
   /** Server and GPU telemetry per level of each run (telemetry-section.ts); absent or empty when none was stored. */
   telemetry?: TelemetryRow[];
+  /** SLO searches (slo-search.json) of the runs that carry one, and verdicts on the found loads; absent when none does. */
+  sloSearch?: SloSearchSection;
 }

@@ -9,12 +9,14 @@
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { GpuSample } from '../checkpoint/nvidia-smi.js';
 import type { ClockAnchor } from '../core/clock.js';
+import type { ReadResult } from '../core/read-result.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { LosslessRecord } from '../metrics/lossless.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
+import type { SloSearchRecord } from './slo-search-record.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -77,6 +79,8 @@ export interface LoadedRun {
   lossless?: LosslessRecord | null;
   /** Server and GPU telemetry per level index (telemetry-level-NN.json, gpu-level-NN.json); a level without files is absent. */
   telemetry?: Record<number, LevelTelemetryFiles>;
+  /** slo-search.json: the search's outcome; unknown when the run has none, unreadable when it is broken. */
+  sloSearch?: ReadResult<SloSearchRecord>;
 }
 
 /** The parts of telemetry-level-NN.json the report reads (written by load/telemetry.ts). */

@@ -10,6 +10,7 @@ import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
+import { readSloSearchRecord } from './slo-search-file.js';
 import { readTelemetryFiles } from './telemetry-files.js';
 
 async function readText(path: string): Promise<string | null> {
@@ -125,6 +126,13 @@ export async function readRun(dir: string): Promise<LoadedRun> {
   const name = manifest?.name || summary.name || basename(abs);
   const telemetry = await readTelemetryFiles(abs);
   warnings.push(...telemetry.warnings);
+  const sloSearch = await readSloSearchRecord(abs);
+  if (sloSearch.kind === 'unreadable')
+    warnings.push(`the SLO search outcome is unreadable: ${sloSearch.reason} (got: ${sloSearch.excerpt}).`);
+  else if (sloSearch.kind === 'unknown' && manifest?.plan?.load?.kind === 'slo_search')
+    warnings.push(
+      `the plan is an SLO search but ${dir} has no slo-search.json (the search did not finish); its probes are shown as levels only.`,
+    );
   return {
     name,
     dir: abs,
@@ -134,6 +142,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     warnings,
     lossless: await readLosslessRecord(abs),
     telemetry: telemetry.levels,
+    sloSearch,
   };
 }
 

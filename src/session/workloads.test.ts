@@ -15,6 +15,7 @@ import { readRun } from '../results/read-run.js';
 import type { RequestTruth } from '../sim/simulator.js';
 import { simulatorsClosedAfterEach } from '../sim/testing/fast-sim.js';
 import { runBench } from './run-bench.js';
+import { smallConcurrencySearch } from './test-support/slo-search-plan.js';
 
 const examples = join(import.meta.dirname, '..', '..', 'examples');
 const run = async (
@@ -74,24 +75,7 @@ describe('workload kinds against the simulator', () => {
 describe('slo_search against the simulator', () => {
   it('returns a concurrency and the probes that bracket it', async () => {
     // time scale 10: one 512-token prefill is ~16 ms, so queueing at 16 in flight breaks a 45 ms TTFT
-    const { res, notes } = await run(
-      'slo-search.yaml',
-      (p) => {
-        p.load.requests = 8;
-        p.slo = { ttft_ms: 45 };
-        p.load.slo_search = {
-          ...(p.load.slo_search as NonNullable<typeof p.load.slo_search>),
-          over: 'concurrency',
-          preset: undefined,
-          start: 2,
-          min: 1,
-          max: 16,
-          precision: 1,
-          max_probes: 6,
-        };
-      },
-      10,
-    );
+    const { res, notes } = await run('slo-search.yaml', smallConcurrencySearch, 10);
     const s = JSON.parse(readFileSync(join(res.runDir, 'slo-search.json'), 'utf8'));
     expect(res.summary.levels).toHaveLength(s.probes.length);
     expect(res.summary.levels.map((l) => l.level.value)).toEqual(

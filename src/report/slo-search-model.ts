@@ -1,0 +1,173 @@
+// The SLO search as a report sees it: per run, the answer (highest load meeting the SLOs for the stated
+// share), the bracket it is known within, the SLOs and preset used, what stopped the search and every
+// probe in the order run; and, across runs, one verdict per run against the baseline on the found loads.
+// The found value is only known to within its bracket [highest pass, lowest fail), so two runs differ only
+// when their brackets do not overlap. Pure: renderers (slo-search-section.ts) turn it into text.
+
+import type { LoadedRun } from '../results/layout.js';
+import type { SloSearchRecord } from '../results/slo-search-record.js';
+import { formatChange, formatPercent } from './format.js';
+
+export interface SloSearchProbeRow {
+  /** 1-based position in the order run (= level index + 1). */
+  order: number;
+  value: number;
+  share: number;
+  passed: boolean;
+}
+
+export type SloSearchView =
+  | {
+      run: string;
+      status: 'unreadable';
+      /** Why the run's slo-search.json could not be used, with an excerpt. */
+      reason: string;
+    }
+  | {
+      run: string;
+      status: 'read';
+      over: 'rate' | 'concurrency';
+      requiredShare: number;
+      slo: SloSearchRecord['slo'];
+      preset: string | null;
+      precision: number;
+      best: number | null;
+      firstFail: number | null;
+      stoppedBy: SloSearchRecord['stoppedBy'] | 'interrupted';
+      /** The answer in one sentence, e.g. "highest request rate meeting the SLOs for 99% of requests: 14 req/s (…)". */
+      answer: string;
+      sloText: string;
+      stoppedText: string;
+      probes: SloSearchProbeRow[];
+    };
+
+export interface SloSearchSection {
+  runs: SloSearchView[];
+  /** One sentence per non-baseline run with a search, against the baseline's search. */
+  verdicts: string[];
+}
+
+type ReadView = Extract<SloSearchView, { status: 'read' }>;
+
+/** A load value with its unit: "14 req/s" or "concurrency 14". */
+export function loadWords(over: 'rate' | 'concurrency', v: number): string {
+  const n = String(Number(v.toFixed(3)));
+  return over === 'rate' ? `${n} req/s` : `concurrency ${n}`;
+}
+
+const bare = (v: number) => String(Number(v.toFixed(3)));
+
+export function sloText(slo: SloSearchRecord['slo'], preset: string | null): string {
+  const parts = [
+    slo.ttft_ms !== undefined ? `TTFT ≤ ${slo.ttft_ms} ms` : null,
+    slo.tpot_ms !== undefined ? `TPOT ≤ ${slo.tpot_ms} ms` : null,
+    slo.e2e_ms !== undefined ? `E2E ≤ ${slo.e2e_ms} ms` : null,
+  ].filter(Boolean);
+  return `${parts.join(', ') || 'none recorded'}${preset ? ` (preset ${preset})` : ''}`;
+}
+
+function stoppedText(r: SloSearchRecord, by: ReadView['stoppedBy']): string {
+  switch (by) {
+    case 'interrupted':
+      return 'interrupted before the search ended; the bracket is as far as it got';
+    case 'precision':
+      return `the bracket narrowed to the precision (${bare(r.precision)})`;
+    case 'max-passed':
+      return 'the search maximum passed: the SLOs were never missed, so the answer is at least that';
+    case 'min-failed':
+      return 'even the search minimum failed';
+    case 'max-probes':
+      return 'the probe limit (max_probes) was reached before the bracket narrowed to the precision';
+  }
+}
+
+function answer(r: SloSearchRecord): string {
+  const what = r.over === 'rate' ? 'request rate' : 'concurrency';
+  const share = formatPercent(r.requiredShare);
+  if (r.best === null)
+    return `no probed ${what} met the SLOs for ${share} of requests${r.firstFail !== null ? ` (lowest failing probe: ${loadWords(r.over, r.firstFail)})` : ''}`;
+  const bracket =
+    r.firstFail !== null
+      ? `lowest failing probe: ${loadWords(r.over, r.firstFail)}`
+      : 'no probe failed: at least this';
+  return `highest ${what} meeting the SLOs for ${share} of requests: ${loadWords(r.over, r.best)} (${bracket})`;
+}
+
+export function sloSearchView(run: LoadedRun): SloSearchView | null {
+  const s = run.sloSearch;
+  if (!s || s.kind === 'unknown') return null;
+  if (s.kind === 'unreadable')
+    return { run: run.name, status: 'unreadable', reason: `${s.reason} (got: ${s.excerpt})` };
+  const r = s.value;
+  const by = r.interrupted ? 'interrupted' : r.stoppedBy;
+  return {
+    run: run.name,
+    status: 'read',
+    over: r.over,
+    requiredShare: r.requiredShare,
+    slo: r.slo,
+    preset: r.preset,
+    precision: r.precision,
+    best: r.best,
+    firstFail: r.firstFail,
+    stoppedBy: by,
+    answer: answer(r),
+    sloText: sloText(r.slo, r.preset),
+    stoppedText: stoppedText(r, by),
+    probes: r.probes.map((p, i) => ({ order: i + 1, value: p.value, share: p.share, passed: p.passed })),
+  };
+}
+
+/** Where the true answer can lie: [highest pass (0 when none), lowest fail (∞ when none)). */
+const bracketOf = (v: ReadView): [number, number] => [v.best ?? 0, v.firstFail ?? Number.POSITIVE_INFINITY];
+
+function bracketWords(v: ReadView): string {
+  const [lo, hi] = bracketOf(v);
+  if (hi === Number.POSITIVE_INFINITY) return `≥ ${bare(lo)}`;
+  return v.best === null ? `< ${bare(hi)}` : `${bare(lo)}–${bare(hi)}`;
+}
+
+const holds = (v: ReadView) =>
+  v.best === null ? 'meets the SLOs at no probed load' : `holds ${loadWords(v.over, v.best)} under the SLOs`;
+
+/** One sentence comparing a run's found load with the baseline's. */
+export function searchVerdict(run: SloSearchView, base: SloSearchView): string {
+  if (run.status === 'unreadable' || base.status === 'unreadable') {
+    const bad = run.status === 'unreadable' ? run.run : base.run;
+    return `${run.run} vs ${base.run}: no SLO-search verdict (${bad}'s slo-search.json is unreadable).`;
+  }
+  if (run.over !== base.over)
+    return `${run.run} vs ${base.run}: no SLO-search verdict (${run.run} searched ${run.over}, ${base.run} ${base.over}).`;
+  if (run.sloText !== base.sloText || run.requiredShare !== base.requiredShare)
+    return `${run.run} vs ${base.run}: no SLO-search verdict (different SLOs: ${run.sloText} for ${formatPercent(run.requiredShare)} vs ${base.sloText} for ${formatPercent(base.requiredShare)}).`;
+  const [rLo, rHi] = bracketOf(run);
+  const [bLo, bHi] = bracketOf(base);
+  const evidence = `brackets ${bracketWords(run)} and ${bracketWords(base)}`;
+  const interrupted = [run, base].filter((v) => v.stoppedBy === 'interrupted').map((v) => v.run);
+  const note = interrupted.length ? `; ${interrupted.join(' and ')} interrupted` : '';
+  const baseWords = base.best === null ? `${base.run} at no probed load` : `${base.run} ${bare(base.best)}`;
+  const head = `${run.run} ${holds(run)}, ${baseWords}`;
+  if (!(rHi <= bLo || bHi <= rLo))
+    return `${head}: no difference beyond the search precision (${evidence} overlap${note}).`;
+  const change =
+    run.best !== null && base.best !== null && base.best > 0
+      ? ` (${formatChange(run.best / base.best)}`
+      : ' (';
+  return `${head}${change}${change === ' (' ? '' : '; '}${evidence} do not overlap${note}).`;
+}
+
+/** The section, or undefined when no run carries a search (nothing to show). */
+export function sloSearchSection(runs: readonly LoadedRun[], baseline: string): SloSearchSection | undefined {
+  const views = runs.map(sloSearchView).filter((v): v is SloSearchView => v !== null);
+  if (views.length === 0) return undefined;
+  const base = views.find((v) => v.run === baseline);
+  const verdicts = runs
+    .filter((r) => r.name !== baseline)
+    .map((r) => {
+      const v = views.find((x) => x.run === r.name);
+      if (!base) return `${r.name} vs ${baseline}: no SLO-search verdict (the baseline has no SLO search).`;
+      if (!v) return `${r.name} vs ${baseline}: no SLO-search verdict (${r.name} has no SLO search).`;
+      return searchVerdict(v, base);
+    });
+  return { runs: views, verdicts };
+}

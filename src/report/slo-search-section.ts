@@ -1,0 +1,153 @@
+// The SLO search section of a report or comparison (model in slo-search-model.ts): the answer first,
+// with the SLOs, share, precision and why the search stopped, then every probe in the order run with its
+// share meeting the SLOs and pass/fail, then the verdicts on the found loads. A separate module, so the
+// renderers each add one call: text and Markdown put it right after the runs, HTML after the validity
+// section, CSV adds rows, JSON carries the section as it is.
+
+import { formatPercent } from './format.js';
+import { loadWords, type SloSearchSection, type SloSearchView } from './slo-search-model.js';
+
+type ReadView = Extract<SloSearchView, { status: 'read' }>;
+
+export const SLO_SEARCH_TITLE = 'SLO search';
+export const PROBE_HEADER = ['#', 'load', 'met the SLOs', 'result'];
+
+export function probeRows(v: ReadView): string[][] {
+  return v.probes.map((p) => [
+    String(p.order),
+    loadWords(v.over, p.value),
+    formatPercent(p.share),
+    p.passed ? 'pass' : 'fail',
+  ]);
+}
+
+/** The facts under the answer: SLOs and share, precision, what stopped the search. */
+export function searchFacts(v: ReadView): string[] {
+  return [
+    `SLOs: ${v.sloText}, for ${formatPercent(v.requiredShare)} of requests`,
+    `precision: ${loadWords(v.over, v.precision).replace('concurrency ', '')}; stopped: ${v.stoppedText}`,
+  ];
+}
+
+function alignedTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+export function sloSearchTextLines(s: SloSearchSection | undefined): string[] {
+  if (!s) return [];
+  const out = [SLO_SEARCH_TITLE];
+  for (const v of s.runs) {
+    if (v.status === 'unreadable') {
+      out.push(`  ${v.run}: the search outcome is unreadable: ${v.reason}`);
+      continue;
+    }
+    out.push(`  ${v.run}: ${v.answer}`, ...searchFacts(v).map((f) => `    ${f}`));
+    out.push(...alignedTable(PROBE_HEADER, probeRows(v)).map((l) => `    ${l}`));
+  }
+  if (s.verdicts.length) out.push('  Found loads compared:', ...s.verdicts.map((t) => `  - ${t}`));
+  return out;
+}
+
+export function sloSearchMarkdownLines(
+  s: SloSearchSection | undefined,
+  mdEscape: (s: string) => string,
+): string[] {
+  if (!s) return [];
+  const out = ['', `## ${SLO_SEARCH_TITLE}`];
+  for (const v of s.runs) {
+    if (v.status === 'unreadable') {
+      out.push('', `**${mdEscape(v.run)}**: the search outcome is unreadable: ${mdEscape(v.reason)}`);
+      continue;
+    }
+    out.push('', `**${mdEscape(v.run)}**: ${mdEscape(v.answer)}`, '');
+    out.push(...searchFacts(v).map((f) => `- ${mdEscape(f)}`), '');
+    out.push(`| ${PROBE_HEADER.join(' | ')} |`, '|---:|---:|---:|---|');
+    for (const r of probeRows(v)) out.push(`| ${r.map(mdEscape).join(' | ')} |`);
+  }
+  if (s.verdicts.length) out.push('', ...s.verdicts.map((t) => `- ${mdEscape(t)}`));
+  return out;
+}
+
+export function sloSearchHtml(s: SloSearchSection | undefined, esc: (s: string) => string): string {
+  if (!s) return '';
+  const h = [`<h2 id="slo-search">${SLO_SEARCH_TITLE}</h2>`];
+  for (const v of s.runs) {
+    if (v.status === 'unreadable') {
+      h.push(
+        `<div class="warning"><strong>${esc(v.run)}</strong>: the search outcome is unreadable: ${esc(v.reason)}</div>`,
+      );
+      continue;
+    }
+    h.push(`<p><strong>${esc(v.run)}</strong>: ${esc(v.answer)}</p>`);
+    h.push(
+      `<ul>${searchFacts(v)
+        .map((f) => `<li>${esc(f)}</li>`)
+        .join('')}</ul>`,
+    );
+    const head = PROBE_HEADER.map((c, i) => `<th${i === 3 ? ' class="text"' : ''}>${esc(c)}</th>`).join('');
+    const rows = probeRows(v).map(
+      (r, i) =>
+        `<tr class="${v.probes[i].passed ? '' : 'worse'}">${r.map((c, j) => `<td${j === 3 ? ' class="text"' : ''}>${esc(c)}</td>`).join('')}</tr>`,
+    );
+    h.push(`<table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`);
+  }
+  if (s.verdicts.length)
+    h.push(`<ul class="verdicts">${s.verdicts.map((t) => `<li>${esc(t)}</li>`).join('')}</ul>`);
+  return h.join('\n');
+}
+
+/** CSV rows (long form): the found load per run, then each probe's share meeting the SLOs. */
+export interface SloSearchCsvRow {
+  run: string;
+  metric: string;
+  unit: string;
+  kind: string;
+  value: number | null;
+  load: number | null;
+  note: string;
+}
+
+export function sloSearchCsvRows(s: SloSearchSection | undefined): SloSearchCsvRow[] {
+  if (!s) return [];
+  return s.runs.flatMap((v): SloSearchCsvRow[] => {
+    if (v.status === 'unreadable')
+      return [
+        {
+          run: v.run,
+          metric: 'slo_search_found',
+          unit: '',
+          kind: '',
+          value: null,
+          load: null,
+          note: `unreadable: ${v.reason}`,
+        },
+      ];
+    const unit = v.over === 'rate' ? 'req/s' : 'concurrency';
+    return [
+      {
+        run: v.run,
+        metric: 'slo_search_found',
+        unit,
+        kind: v.over,
+        value: v.best,
+        load: v.best,
+        note: `${v.answer}; SLOs ${v.sloText}; stopped: ${v.stoppedText}`,
+      },
+      ...v.probes.map((p) => ({
+        run: v.run,
+        metric: 'slo_search_probe_share',
+        unit: 'share',
+        kind: v.over,
+        value: p.share,
+        load: p.value,
+        note: `probe ${p.order}: ${p.passed ? 'pass' : 'fail'} (needs ${formatPercent(v.requiredShare)})`,
+      })),
+    ];
+  });
+}
