@@ -9,7 +9,6 @@ import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import {
   destroyAgents,
-  preconnect,
   type StreamTimeouts,
   streamRequest,
   timeoutsFromPlan,
@@ -22,12 +21,11 @@ import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.j
 import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
 import type { ErrorStop } from '../load/failure-policy.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
-import { type LevelShape, runLevel } from '../load/level-runner.js';
+import type { LevelShape } from '../load/level-runner.js';
 import { buildLevelWorkload } from '../load/level-workload.js';
 import { PrefixHitCounter, type PrefixHitRates, prefixHitNote } from '../load/prefix-hits.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { PromptItem } from '../load/prompts.js';
-import { startSelfCheck } from '../load/self-check.js';
 import type { Shard } from '../load/shard.js';
 import { startTelemetry } from '../load/telemetry.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
@@ -39,6 +37,7 @@ import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
 import { capacityCheck } from './capacity-check.js';
+import { sendLevel } from './level-send.js';
 import { waitForServer } from './server-wait.js';
 
 /** What the checkpoint gate returns: its report and the verified target (null when none was built). */
@@ -483,36 +482,24 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     };
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
-    // Open the level's connections first, so no measured TTFT includes a TCP handshake.
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
-    await preconnect(c.url, Math.min(inFlight, 1024), c.timeouts.connectMs);
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
     const telemetry = startTelemetry(c.http, c.adapter, c.anchor.monoMs);
-    const check = startSelfCheck();
     const hits = new PrefixHitCounter();
     let sawError = false;
-    const result = await runLevel({
+    // in this thread, or over load.workers worker threads (level-send.ts)
+    const { result, self } = await sendLevel({
       shape,
+      workers: plan.load.workers,
+      url: c.url,
+      headers: c.headers,
+      timeouts: c.timeouts,
+      anchor: c.anchor,
+      built,
+      prompts,
+      inFlight,
+      nextId: () => nextId++,
       signal: o.signal,
-      // Records go to the store only; the summary is computed from it, so memory stays flat in level length.
-      retainRecords: false,
-      send: (a) => {
-        const k = a.index % built.length;
-        return streamRequest({
-          baseUrl: c.url,
-          request: built[k],
-          headers: c.headers,
-          timeouts: c.timeouts,
-          originMs: c.anchor.monoMs,
-          id: nextId++,
-          levelIndex: li,
-          warmup: a.warmup,
-          scheduledAtMs: a.scheduledAtMs,
-          requestedOutputTokens: prompts[k].outputTokens,
-          inputTokensClient: prompts[k].inputTokens,
-          signal: a.signal,
-        });
-      },
       onRecord: (r: RequestRecord) => {
         o.store.appendRecord(r);
         c.progress.record(r);
@@ -520,7 +507,6 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
         if (r.error !== null) sawError = true;
       },
     });
-    const self = check.stop();
     if (telemetry) writeJsonAtomic(join(o.store.dir, `telemetry-level-${li}.json`), await telemetry.stop());
     c.progress.levelDone();
     const interrupted = result.interrupted;
