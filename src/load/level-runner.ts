@@ -28,6 +28,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
 import { type BackoffSpec, type ErrorStop, type ErrorStopSpec, FailurePolicy } from './failure-policy.js';
 import { ownsArrival, type Shard, shareOf } from './shard.js';
+import { SharedSlots } from './shared-slots.js';
 
 export interface LevelShape {
   levelIndex: number;
@@ -47,6 +48,8 @@ export interface LevelShape {
   backoff?: BackoffSpec | null;
   /** Error-rate stop; null = never stop on errors. */
   errorStop?: ErrorStopSpec | null;
+  /** Open loop with a cap, over worker threads: the level's free slots, shared (shared-slots.ts). */
+  sharedCap?: Int32Array | null;
 }
 
 export interface SendArgs {
@@ -252,9 +255,11 @@ async function runPhase(
       ? closedCount === null || issued < closedCount
       : count === null || arrivals < count);
   const capTotal = shape.level.kind === 'rate' ? shape.level.maxConcurrency : null;
-  const cap = capTotal
-    ? new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal)
-    : null;
+  const cap = !capTotal
+    ? null
+    : shape.sharedCap
+      ? new SharedSlots(shape.sharedCap)
+      : new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal);
   // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
   const pending = new Set<Promise<number>>();
   let failure: { error: unknown } | null = null;

@@ -141,6 +141,18 @@ describe('a level over worker threads', () => {
       expect(measured[i]!.scheduledMs - measured[i - 1]!.scheduledMs).toBeCloseTo(5, 6);
   });
 
+  it('holds an open-loop max_concurrency across all workers, as one thread would', async () => {
+    const { opts, records } = pool(performance.now(), {
+      workers: 4,
+      shape: shape({ level: { kind: 'rate', value: 1000, maxConcurrency: 3 }, arrival: 'constant' }),
+    });
+    maxActive = 0;
+    await runLevelInWorkers(opts);
+    expect(records.filter((r) => !r.warmup && r.error === null)).toHaveLength(24);
+    // each of 4 workers holding its own slot would reach 4; the shared cap holds 3
+    expect(maxActive).toBe(3);
+  });
+
   it('forwards an interrupt to every worker and reports it', async () => {
     const stop = new AbortController();
     const { opts, records } = pool(performance.now(), {

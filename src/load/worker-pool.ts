@@ -5,7 +5,7 @@
 // record ids are assigned and records handed to `onRecord` (the run store's single writer), the
 // error-rate stop is judged over all workers' records, and interrupts are forwarded. Every worker drains
 // its warmup, then all start the measured phase at one time on the shared clock; the measured window is
-// that start to the last worker's end. A worker that throws or exits early fails the level with
+// that start to the last worker's end. An open-loop cap is one counter shared by all workers. A worker that throws or exits early fails the level with
 // BG_E_WORKER after the other workers are stopped: never a hang.
 
 import type { Worker } from 'node:worker_threads';
@@ -16,6 +16,7 @@ import { FailurePolicy } from './failure-policy.js';
 import type { LevelRunResult, LevelShape } from './level-runner.js';
 import { type PooledSelfCheckReading, type SelfCheckReading, worstOf } from './self-check.js';
 import { shareOf, subShard } from './shard.js';
+import { SharedSlots } from './shared-slots.js';
 import { spawnWorker } from './spawn-worker.js';
 import type { FromWorker, ToWorker, WorkerJob } from './worker-protocol.js';
 
@@ -59,12 +60,17 @@ export function runLevelInWorkers(o: PoolLevelOptions): Promise<PoolLevelResult>
   const n = o.workers;
   const clock = threadClock();
   const policy = new FailurePolicy(null, o.shape.errorStop ?? null, 0);
+  // an open-loop cap holds across all workers, as in one thread (a Kubernetes shard: its share of it)
+  const capTotal = o.shape.level.kind === 'rate' ? o.shape.level.maxConcurrency : null;
+  const pod = o.shape.shard ?? null;
+  const capHere = capTotal && pod ? Math.max(1, shareOf(capTotal, pod.index, pod.count)) : capTotal;
+  const sharedCap = capHere ? SharedSlots.cell(capHere) : null;
   const threads = Array.from({ length: n }, (_, w) => {
     const job: WorkerJob = {
       ...o.job,
       workerIndex: w,
       workerCount: n,
-      shape: { ...o.shape, shard: subShard(o.shape.shard ?? null, w, n), errorStop: null },
+      shape: { ...o.shape, shard: subShard(o.shape.shard ?? null, w, n), errorStop: null, sharedCap },
       preconnect: shareOf(o.preconnect, w, n),
     };
     const t = spawnWorker(import.meta.url, 'level-worker', job);
