@@ -31,6 +31,9 @@ beforeAll(async () => {
       active--;
       res.end();
     },
+    '/v1/fail': (_q, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+    },
   });
 });
 afterAll(() => srv.close());
@@ -151,6 +154,24 @@ describe('a level over worker threads', () => {
     expect(records.filter((r) => !r.warmup && r.error === null)).toHaveLength(24);
     // each of 4 workers holding its own slot would reach 4; the shared cap holds 3
     expect(maxActive).toBe(3);
+  });
+
+  it('judges the error-rate stop over all workers’ records and stops every worker', async () => {
+    const { opts, records } = pool(performance.now(), {
+      shape: shape({
+        requests: null,
+        durationMs: 60_000,
+        warmup: 0,
+        errorStop: { rate: 0.5, minRequests: 10 },
+      }),
+    });
+    opts.job.requests = opts.job.requests.map((r) => ({ ...r, path: '/v1/fail' }));
+    const result = await runLevelInWorkers(opts);
+    expect(result.errorStop?.topCode).toBe('BG_E_HTTP_STATUS');
+    expect(result.errorStop?.total).toBeGreaterThanOrEqual(10);
+    // every worker stopped: the 60 s level ended long before its duration
+    expect(records.length).toBeGreaterThanOrEqual(10);
+    expect(result.interrupted).toBe(false);
   });
 
   it('forwards an interrupt to every worker and reports it', async () => {
