@@ -5,6 +5,7 @@
 // with 1 and 2 workers against the simulator's `fixed` profile (server truth from GET /_sim/requests).
 // Both go through session/level-send.ts, the path `bench` takes. Prints figures, asserts nothing.
 
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { destroyAgents, type StreamTimeouts } from '../client/stream-request.js';
@@ -34,6 +35,9 @@ interface WorkersRun {
   windowMs: number;
   /** This process's CPU (every thread) over the whole call, as % of one core. */
   cpuPercent: number;
+  /** That CPU in ms, and the tokens the call took in (warmup included) it was spent on. */
+  cpuMs: number;
+  allTokens: number;
   /** Origin of the records' times, epoch ms. */
   anchorEpochMs: number;
 }
@@ -47,6 +51,7 @@ export async function levelWithWorkers(
   const anchor = takeAnchor();
   const records: RequestRecord[] = [];
   let id = 0;
+  let allTokens = 0;
   const maxTokens = Number(built.body.max_tokens);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -62,6 +67,7 @@ export async function levelWithWorkers(
     inFlight: o.concurrency,
     nextId: () => id++,
     onRecord: (r) => {
+      for (const n of r.chunkTokens) allTokens += n;
       if (!r.warmup) records.push(r);
     },
   });
@@ -72,40 +78,81 @@ export async function levelWithWorkers(
     records,
     windowMs: result.measuredEndMs - result.measuredStartMs,
     cpuPercent: ((cpu.user + cpu.system) / 1000 / wallMs) * 100,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    allTokens,
     anchorEpochMs: performance.timeOrigin + anchor.monoMs,
   };
 }
 
-/** Worker counts to compare: 1, 2, auto (cores − 1) and 4, each once, in order. */
+/** Worker counts to compare: 1, 2, auto (cores − 1) and 4 (BENCH_WORKERS overrides), each once, in order. */
 export function workerCounts(): number[] {
   const env = process.env.BENCH_WORKERS;
   if (env) return env.split(',').map(Number);
   return [...new Set([1, 2, resolveWorkerCount('auto', availableParallelism()), 4])].sort((a, b) => a - b);
 }
 
-/** Client capacity per worker count against a server that is cheap per event. */
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** CPU seconds (user + system) process `pid` has used (Linux /proc, 100 ticks/s), or null elsewhere. */
+function processCpuS(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Client capacity per worker count against a server that is cheap per event (its CPU is shown). */
 export async function capacityByWorkers(
   url: string,
   built: BuiltRequest,
-  o: { concurrency: number; requests: number; timeouts: StreamTimeouts },
+  o: { concurrency: number; requests: number; timeouts: StreamTimeouts; serverPid?: number },
 ): Promise<void> {
   console.log(
-    'workers  requests  tokens    tokens/s   SSE events/s   vs 1 worker   client CPU % of one core   errors',
+    'workers  requests  tokens    tokens/s   SSE events/s   vs 1 worker   client CPU % of one core   client µs CPU/token   server CPU %   errors',
   );
+  // interleaved rounds (BENCH_ROUNDS, default 3): on a shared machine one run moves by ±30 %
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const byWorkers = new Map<number, { tokensPerS: number[]; cpu: number[]; usPerToken: number[] }>();
   let base: number | null = null;
-  for (const workers of workerCounts()) {
-    const run = await levelWithWorkers(url, built, { ...o, workers, warmup: o.concurrency });
-    let tokens = 0;
-    let events = 0;
-    for (const r of run.records) {
-      events += r.chunkMs.length;
-      for (const n of r.chunkTokens) tokens += n;
+  for (let round = 0; round < rounds; round++)
+    for (const workers of workerCounts()) {
+      const server0 = processCpuS(o.serverPid);
+      const t0 = performance.now();
+      const run = await levelWithWorkers(url, built, { ...o, workers, warmup: o.concurrency });
+      const server1 = processCpuS(o.serverPid);
+      const serverPct =
+        server0 === null || server1 === null
+          ? 'n/a'
+          : (((server1 - server0) * 1000) / (performance.now() - t0)) * 100;
+      let tokens = 0;
+      let events = 0;
+      for (const r of run.records) {
+        events += r.chunkMs.length;
+        for (const n of r.chunkTokens) tokens += n;
+      }
+      const perS = (x: number) => x / (run.windowMs / 1000);
+      base ??= perS(tokens);
+      const seen = byWorkers.get(workers) ?? { tokensPerS: [], cpu: [], usPerToken: [] };
+      seen.tokensPerS.push(perS(tokens));
+      seen.cpu.push(run.cpuPercent);
+      seen.usPerToken.push((run.cpuMs * 1000) / run.allTokens);
+      byWorkers.set(workers, seen);
+      const errors = run.records.filter((r) => r.error !== null).length;
+      console.log(
+        `${`${workers}`.padStart(7)}  ${String(run.records.length).padStart(8)}  ${String(tokens).padStart(7)}  ${perS(tokens).toFixed(0).padStart(10)}  ${perS(events).toFixed(0).padStart(13)}  ${`${(perS(tokens) / base).toFixed(2)}×`.padStart(12)}  ${run.cpuPercent.toFixed(0).padStart(25)}  ${((run.cpuMs * 1000) / run.allTokens).toFixed(2).padStart(19)}  ${(typeof serverPct === 'number' ? serverPct.toFixed(0) : serverPct).padStart(12)}  ${String(errors).padStart(7)}`,
+      );
     }
-    const perS = (x: number) => x / (run.windowMs / 1000);
-    base ??= perS(tokens);
-    const errors = run.records.filter((r) => r.error !== null).length;
+  const one = byWorkers.get(1);
+  for (const [workers, v] of byWorkers) {
+    const ratio = one ? `${(median(v.tokensPerS) / median(one.tokensPerS)).toFixed(2)}×` : 'n/a';
     console.log(
-      `${String(workers).padStart(7)}  ${String(run.records.length).padStart(8)}  ${String(tokens).padStart(7)}  ${perS(tokens).toFixed(0).padStart(10)}  ${perS(events).toFixed(0).padStart(13)}  ${`${(perS(tokens) / base).toFixed(2)}×`.padStart(12)}  ${run.cpuPercent.toFixed(0).padStart(25)}  ${String(errors).padStart(7)}`,
+      `median of ${rounds}: ${workers} worker(s) ${median(v.tokensPerS).toFixed(0)} tokens/s (${ratio} of 1 worker), client CPU ${median(v.cpu).toFixed(0)} % of one core, ${median(v.usPerToken).toFixed(2)} µs CPU per token`,
     );
   }
 }

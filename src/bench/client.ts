@@ -410,6 +410,7 @@ async function workers(): Promise<void> {
       concurrency,
       requests: 2 * concurrency,
       timeouts: TIMEOUTS,
+      serverPid: child.pid,
     });
   } finally {
     child.kill('SIGTERM');
