@@ -196,6 +196,16 @@ describe('a level over worker threads', () => {
     expect((e as BenchgateError).code).toBe('BG_E_PLAN_INVALID');
   });
 
+  it("fails with the record writer's own error (a full disk), stopping every worker", async () => {
+    const { opts } = pool(performance.now(), {
+      onRecord: () => {
+        throw new BenchgateError('BG_E_DISK', 'no space left on device', { exitCode: 3 });
+      },
+    });
+    const e = await runLevelInWorkers(opts).catch((x: unknown) => x);
+    expect((e as BenchgateError).code).toBe('BG_E_DISK');
+  });
+
   it('fails with BG_E_WORKER when a worker exits before finishing its share', async () => {
     const { opts } = pool(performance.now(), {
       onWorker: (w, i) => {

@@ -81,7 +81,8 @@ export function runLevelInWorkers(o: PoolLevelOptions): Promise<PoolLevelResult>
   let warmed = 0;
   let exited = 0;
   let halted = false;
-  let failure: BenchgateError | null = null;
+  /** The first error: a worker's, or the record writer's (a full disk stops the level as in one thread). */
+  let failure: { error: unknown } | null = null;
   let startSharedMs: number | null = null;
   const alive = new Set(threads);
   const broadcast = (m: ToWorker): void => {
@@ -91,15 +92,15 @@ export function runLevelInWorkers(o: PoolLevelOptions): Promise<PoolLevelResult>
   o.signal?.addEventListener('abort', onInterrupt, { once: true });
 
   return new Promise<PoolLevelResult>((resolve, reject) => {
-    const fail = (e: BenchgateError): void => {
+    const fail = (e: unknown): void => {
       if (failure) return;
-      failure = e;
+      failure = { error: e };
       for (const t of alive) void t.terminate();
     };
     const finish = (): void => {
       o.signal?.removeEventListener('abort', onInterrupt);
       if (failure) {
-        reject(failure);
+        reject(failure.error);
         return;
       }
       const parts = done as Extract<FromWorker, { t: 'done' }>[];
@@ -119,7 +120,12 @@ export function runLevelInWorkers(o: PoolLevelOptions): Promise<PoolLevelResult>
       t.on('message', (m: FromWorker) => {
         if (failure) return;
         if (m.t === 'record') {
-          o.onRecord({ ...m.record, id: o.nextId() });
+          try {
+            o.onRecord({ ...m.record, id: o.nextId() });
+          } catch (e) {
+            fail(e);
+            return;
+          }
           policy.observe(m.record);
           if (policy.stopped && !halted) {
             halted = true;
