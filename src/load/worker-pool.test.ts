@@ -126,7 +126,8 @@ describe('a level over worker threads', () => {
     const lastWarmupEnd = Math.max(...records.filter((r) => r.warmup).map((r) => r.endMs));
     const firstMeasured = Math.min(...records.filter((r) => !r.warmup).map((r) => r.sentMs));
     expect(firstMeasured).toBeGreaterThanOrEqual(lastWarmupEnd);
-    expect(result.measuredStartMs - anchor).toBeLessThanOrEqual(firstMeasured);
+    // the common start, give or take a Node timer firing up to 1 ms early (libuv's millisecond loop clock)
+    expect(result.measuredStartMs - anchor).toBeLessThanOrEqual(firstMeasured + 1);
     expect(result.self.workers).toHaveLength(2);
     expect(result.interrupted).toBe(false);
   });
