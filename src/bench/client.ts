@@ -4,6 +4,7 @@
 // pre-rendered stream server in another process, one event per read and server-batched. Part 2: TTFT and ITL error
 // against the simulator's `fixed` profile (server-side truth from GET /_sim/requests), also in another process.
 
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,7 @@ import { runLevel } from '../load/level-runner.js';
 import { targetSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { startChild } from './child.js';
+import { capacityByWorkers, ttftByWorkers } from './client-workers.js';
 
 /** The plan's default request timeouts (their one home is the plan schema). */
 const TIMEOUTS = timeoutsFromPlan(targetSchema.shape.timeouts.parse(undefined));
@@ -300,13 +302,13 @@ async function accuracyLevel(
   return mean(over);
 }
 
-/**
- * TTFT and ITL error against the simulator's own timestamps. Both processes stamp performance.now()
- * and publish their timeOrigin (epoch ms, same system clock), so each request's error splits into
- * the request path (client send → server arrival stamp) and the read path (server write of the
- * first chunk → client read stamp). Requests are paired in send order (closed loop on warm sockets).
- */
-async function accuracy(): Promise<void> {
+/** The simulator's `fixed` profile in another process, a request for it, and its truth endpoint. */
+async function startFixedSim(): Promise<{
+  child: ChildProcess;
+  url: string;
+  built: BuiltRequest;
+  truthNow: TruthNow;
+}> {
   const main = here('../cli/main.js');
   const { child, match } = await startChild(
     [
@@ -328,6 +330,37 @@ async function accuracy(): Promise<void> {
     /listening on (http:\/\/[\d.:]+)/,
   );
   const url = match[1];
+  const built: BuiltRequest = {
+    method: 'POST',
+    path: '/v1/completions',
+    body: {
+      model: 'benchgate/fixed-timing',
+      prompt: 'a b c d',
+      max_tokens: 32,
+      stream: true,
+      ignore_eos: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    },
+    tokenAccounting: 'openai-continuous-usage',
+  };
+  const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
+  built.body.model = models.data[0].id;
+  const truthNow = async () =>
+    (await (await fetch(`${url}/_sim/requests`)).json()) as {
+      timeOriginEpochMs: number;
+      requests: Truth[];
+    };
+  return { child, url, built, truthNow };
+}
+
+/**
+ * TTFT and ITL error against the simulator's own timestamps. Both processes stamp performance.now()
+ * and publish their timeOrigin (epoch ms, same system clock), so each request's error splits into
+ * the request path (client send → server arrival stamp) and the read path (server write of the
+ * first chunk → client read stamp). Requests are paired in send order (closed loop on warm sockets).
+ */
+async function accuracy(): Promise<void> {
+  const { child, url, built, truthNow } = await startFixedSim();
   console.log(
     '\n== accuracy vs the simulator fixed profile (TTFT 50 ms, 10 ms between tokens; server in another process; connections opened before each level) ==',
   );
@@ -335,27 +368,6 @@ async function accuracy(): Promise<void> {
     'concurrency  transport    requests  server TTFT mean  client TTFT mean  TTFT overstatement mean / max ms  request path mean / max ms  first-chunk read path mean / max ms  server ITL mean  client ITL mean  ITL error mean ms',
   );
   try {
-    const maxTokens = 32;
-    const built: BuiltRequest = {
-      method: 'POST',
-      path: '/v1/completions',
-      body: {
-        model: 'benchgate/fixed-timing',
-        prompt: 'a b c d',
-        max_tokens: maxTokens,
-        stream: true,
-        ignore_eos: true,
-        stream_options: { include_usage: true, continuous_usage_stats: true },
-      },
-      tokenAccounting: 'openai-continuous-usage',
-    };
-    const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
-    built.body.model = models.data[0].id;
-    const truthNow = async () =>
-      (await (await fetch(`${url}/_sim/requests`)).json()) as {
-        timeOriginEpochMs: number;
-        requests: Truth[];
-      };
     for (const c of [1, 16, 64]) {
       const overMean = new Map<TransportName, number>();
       for (const tr of TRANSPORTS) {
@@ -380,6 +392,40 @@ async function accuracy(): Promise<void> {
   }
 }
 
+/** Part 3: the client over worker threads (client-workers.ts). */
+async function workers(): Promise<void> {
+  const tickMs = Number(process.env.BENCH_TICK_MS ?? 20);
+  const eventsPerWrite = Number(process.env.BENCH_EVENTS_PER_WRITE ?? 256);
+  const concurrency = Number(process.env.BENCH_WORKER_STREAMS ?? 64);
+  const maxTokens = Number(process.env.BENCH_WORKER_TOKENS ?? 8192);
+  const { child, match } = await startChild(
+    [here('./prerendered-server.js'), String(tickMs), String(eventsPerWrite)],
+    /port (\d+)/,
+  );
+  console.log(
+    `\n== client capacity by worker threads (--workers) — ${concurrency} streams × ${maxTokens} tokens; pre-rendered server in another process writing ${eventsPerWrite} SSE events per write every ${tickMs} ms, so the client is the bottleneck ==`,
+  );
+  try {
+    await capacityByWorkers(`http://127.0.0.1:${match[1]}`, request(maxTokens), {
+      concurrency,
+      requests: 2 * concurrency,
+      timeouts: TIMEOUTS,
+      serverPid: child.pid,
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const sim = await startFixedSim();
+  console.log(
+    '\n== TTFT over-statement by worker threads, vs the simulator fixed profile (TTFT 50 ms, 10 ms between tokens; another process) ==',
+  );
+  try {
+    await ttftByWorkers(sim.url, sim.built, sim.truthNow, TIMEOUTS);
+  } finally {
+    sim.child.kill('SIGTERM');
+  }
+}
+
 await loadUndiciTransport();
 const which = process.argv[2] ?? 'all';
 console.log(
@@ -395,3 +441,4 @@ if (which === 'all' || which === 'cpu') {
   await cpuPerToken(4);
 }
 if (which === 'all' || which === 'accuracy') await accuracy();
+if (which === 'all' || which === 'workers') await workers();

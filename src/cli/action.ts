@@ -67,3 +67,8 @@ export function parsePositive(
   }
   return n;
 }
+
+/** `--workers N|auto`: a positive integer, or `auto` (CPU cores − 1, resolved when the level runs). */
+export function parseWorkers(value: string): number | 'auto' {
+  return value.trim() === 'auto' ? 'auto' : parsePositive('--workers', value, { integer: true });
+}

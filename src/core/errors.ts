@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   BG_E_HOST: 'a command or file on the host could not be run or read',
   BG_E_LAUNCH: 'a server could not be launched or did not become ready',
   BG_E_SIM: 'the embedded simulator could not start',
+  BG_E_WORKER: 'a load worker thread (--workers) failed or exited before finishing its share',
   BG_E_INTERNAL: 'an unexpected internal error',
 } as const;
 

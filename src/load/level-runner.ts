@@ -13,6 +13,9 @@
 // On interrupt (signal) in-flight requests are aborted and NOT recorded: only complete records count.
 // Sharded (shape.shard, see shard.ts): closed loop runs this shard's share of the streams, requests and
 // warmup; open loop walks the whole seeded schedule and sends only the arrivals this shard owns.
+// Worker threads (worker-pool.ts) each run one share; `measureFrom` holds the measured phase until every
+// worker has drained its warmup and gives all of them one common start; `halt` is the coordinator's
+// error-rate stop, seen across all workers' records.
 //
 // Failures (failure-policy.ts): after a connect error, HTTP 5xx/429 or a reset, the next send waits a
 // capped exponential back-off with jitter. Closed loop: the worker that saw the failure waits before its
@@ -28,6 +31,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { type ArrivalKind, arrivalGaps } from './arrivals.js';
 import { type BackoffSpec, type ErrorStop, type ErrorStopSpec, FailurePolicy } from './failure-policy.js';
 import { ownsArrival, type Shard, shareOf } from './shard.js';
+import { SharedSlots } from './shared-slots.js';
 
 export interface LevelShape {
   levelIndex: number;
@@ -47,6 +51,8 @@ export interface LevelShape {
   backoff?: BackoffSpec | null;
   /** Error-rate stop; null = never stop on errors. */
   errorStop?: ErrorStopSpec | null;
+  /** Open loop with a cap, over worker threads: the level's free slots, shared (shared-slots.ts). */
+  sharedCap?: Int32Array | null;
 }
 
 export interface SendArgs {
@@ -78,6 +84,13 @@ export interface LevelRunOptions {
   onRecord?: (r: RequestRecord) => void;
   /** Interrupt: stop sending, abort in-flight requests. */
   signal?: AbortSignal;
+  /** Stop sending, let in-flight requests finish (a coordinator's error-rate stop, worker-pool.ts). */
+  halt?: AbortSignal;
+  /**
+   * Called once warmup is drained; resolves to the monotonic ms (performance.now() scale) the measured
+   * phase starts at, waited for before its first send (worker threads start together). Default: now.
+   */
+  measureFrom?: () => Promise<number>;
   /**
    * Keep every record in `records` (default true). False: records only reach `onRecord` (which stores
    * them), `records` stays empty, and the runner's memory is bounded by the requests in flight.
@@ -146,7 +159,8 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   setMaxListeners(0, halt.signal);
   const onHalt = (): void => halt.abort();
   opts.signal?.addEventListener('abort', onHalt, { once: true });
-  if (opts.signal?.aborted) halt.abort();
+  opts.halt?.addEventListener('abort', onHalt, { once: true });
+  if (opts.signal?.aborted || opts.halt?.aborted) halt.abort();
   let index = 0;
 
   const sendOne: SendOne = async (warmup, scheduledAtMs, stream) => {
@@ -170,7 +184,7 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   if (shape.warmup > 0 && !halted()) {
     await runPhase(shape, shape.warmup, null, true, sendOne, halted, halt.signal, opts.dueAtMs);
   }
-  const measuredStartMs = performance.now();
+  const measuredStartMs = opts.measureFrom ? await opts.measureFrom() : performance.now();
   const requests = shape.requests ?? (shape.durationMs === null ? 100 : null);
   const inFlightAtDeadline = await runPhase(
     shape,
@@ -181,10 +195,12 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
     halted,
     halt.signal,
     opts.dueAtMs,
+    measuredStartMs,
   );
   const measuredEndMs = performance.now();
   opts.signal?.removeEventListener('abort', onInterrupt);
   opts.signal?.removeEventListener('abort', onHalt);
+  opts.halt?.removeEventListener('abort', onHalt);
   return {
     records: state.records,
     inFlightAtEnd: interrupted() ? state.abortedByInterrupt : inFlightAtDeadline,
@@ -211,8 +227,9 @@ async function runPhase(
   halted: () => boolean,
   haltSignal: AbortSignal,
   dueAtMs?: (stream: number) => number,
+  startAtMs: number | null = null,
 ): Promise<number> {
-  const start = performance.now();
+  const start = startAtMs ?? performance.now();
   let issued = 0;
   let outstanding = 0;
   let inFlightAtDeadline = 0;
@@ -225,11 +242,14 @@ async function runPhase(
   const deadlineTimer =
     durationMs === null
       ? null
-      : setTimeout(() => {
-          deadlinePassed = true;
-          inFlightAtDeadline = outstanding;
-          wake.abort();
-        }, durationMs);
+      : setTimeout(
+          () => {
+            deadlinePassed = true;
+            inFlightAtDeadline = outstanding;
+            wake.abort();
+          },
+          Math.max(0, start + durationMs - performance.now()),
+        );
   const shard = shape.shard ?? null;
   // Closed loop: this shard's share of the requests; open loop: `count` bounds the whole schedule.
   // (split over the shards that have a stream: with fewer streams than shards, the others send nothing).
@@ -249,9 +269,11 @@ async function runPhase(
       ? closedCount === null || issued < closedCount
       : count === null || arrivals < count);
   const capTotal = shape.level.kind === 'rate' ? shape.level.maxConcurrency : null;
-  const cap = capTotal
-    ? new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal)
-    : null;
+  const cap = !capTotal
+    ? null
+    : shape.sharedCap
+      ? new SharedSlots(shape.sharedCap)
+      : new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal);
   // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
   const pending = new Set<Promise<number>>();
   let failure: { error: unknown } | null = null;
@@ -280,6 +302,7 @@ async function runPhase(
     return p;
   };
 
+  await sleepUntil(start, wake.signal); // a common start in the future (worker threads)
   if (shape.level.kind === 'concurrency') {
     const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
     const worker = async (w: number): Promise<void> => {

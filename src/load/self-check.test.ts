@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_LOOP_RESOLUTION_MS, lagFromRecordedMs, startSelfCheck } from './self-check.js';
+import {
+  EVENT_LOOP_RESOLUTION_MS,
+  lagFromRecordedMs,
+  startSelfCheck,
+  threadCpuMs,
+  worstOf,
+} from './self-check.js';
 
 describe('client self-check', () => {
   it('reports the lag beyond the sampling interval, not the interval itself', () => {
@@ -17,5 +23,26 @@ describe('client self-check', () => {
     expect(reading.eventLoopDelayP99Ms).not.toBeNull();
     expect(reading.eventLoopDelayP99Ms!).toBeGreaterThanOrEqual(0);
     expect(reading.cpuPercentOfOneCore).not.toBeNull();
+  });
+
+  it("reads this thread's own CPU where Linux exposes it", async () => {
+    if (process.platform !== 'linux') return;
+    expect(threadCpuMs()).not.toBeNull();
+    const check = startSelfCheck({ thread: true });
+    const until = Date.now() + 30;
+    while (Date.now() < until); // busy: this thread's CPU must show it
+    const reading = check.stop();
+    expect(reading.cpuPercentOfOneCore).toBeGreaterThan(0);
+  });
+
+  it("keeps every worker's reading and takes the worst of each figure, unknowns left out", () => {
+    const w = [
+      { eventLoopDelayP99Ms: 2, cpuPercentOfOneCore: null },
+      { eventLoopDelayP99Ms: 0.5, cpuPercentOfOneCore: 71 },
+    ];
+    expect(worstOf(w)).toEqual({ eventLoopDelayP99Ms: 2, cpuPercentOfOneCore: 71, workers: w });
+    expect(
+      worstOf([{ eventLoopDelayP99Ms: null, cpuPercentOfOneCore: null }]).cpuPercentOfOneCore,
+    ).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownsArrival, shardFromEnv, shareOf } from './shard.js';
+import { ownsArrival, shardFromEnv, shareOf, subShard } from './shard.js';
 
 describe('shard shares', () => {
   it('split a total exactly: shares add up and differ by at most one', () => {
@@ -19,6 +19,40 @@ describe('shard shares', () => {
   it('give every open-loop arrival to exactly one shard', () => {
     for (let k = 0; k < 50; k++)
       expect([0, 1, 2].filter((index) => ownsArrival(k, { index, count: 3 }))).toHaveLength(1);
+  });
+});
+
+describe('a shard split again over worker threads', () => {
+  it('gives each worker arrivals of its pod only, and together all of them', () => {
+    const pods = 3;
+    const workers = 2;
+    for (let pod = 0; pod < pods; pod++) {
+      const outer = { index: pod, count: pods };
+      for (let k = 0; k < 60; k++) {
+        const owners = [0, 1].filter((w) => ownsArrival(k, subShard(outer, w, workers)));
+        expect(owners).toHaveLength(ownsArrival(k, outer) ? 1 : 0);
+      }
+    }
+  });
+
+  it("splits a pod's streams exactly: the workers' shares add up to the pod's", () => {
+    for (const total of [1, 2, 5, 64, 257]) {
+      for (const pods of [1, 2, 3]) {
+        for (const workers of [1, 2, 3, 4]) {
+          for (let pod = 0; pod < pods; pod++) {
+            const shares = Array.from({ length: workers }, (_, w) => {
+              const s = subShard({ index: pod, count: pods }, w, workers);
+              return shareOf(total, s.index, s.count);
+            });
+            expect(shares.reduce((a, b) => a + b, 0)).toBe(shareOf(total, pod, pods));
+          }
+        }
+      }
+    }
+  });
+
+  it('is the plain worker share without an outer shard', () => {
+    expect(subShard(null, 1, 4)).toEqual({ index: 1, count: 4 });
   });
 });
 

@@ -25,6 +25,21 @@ export function ownsArrival(k: number, shard: Pick<Shard, 'index' | 'count'>): b
   return k % shard.count === shard.index;
 }
 
+/**
+ * Share `index` of `count` within `outer` (null: the whole level): the shard index outer.index +
+ * outer.count·index of outer.count·count. A pod's share split again over its worker threads: the
+ * sub-shards' open-loop arrivals are exactly the pod's (k mod PW = p + P·w ⇔ k mod P = p for one w), and
+ * their closed-loop shares add up to the pod's (shareOf is additive over that index pattern).
+ */
+export function subShard(
+  outer: Pick<Shard, 'index' | 'count'> | null,
+  index: number,
+  count: number,
+): Pick<Shard, 'index' | 'count'> {
+  const o = outer ?? { index: 0, count: 1 };
+  return { index: o.index + o.count * index, count: o.count * count };
+}
+
 function nonNegativeInt(name: string, value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < 0)

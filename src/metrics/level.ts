@@ -30,7 +30,12 @@ export interface LevelInput {
   inFlightAtEnd: number;
   /** /metrics counters scraped before and after the level (source is informative only). */
   specCounters?: { before: SpecCounters | null; after: SpecCounters | null; source?: string };
-  client?: { eventLoopDelayP99Ms: number | null; cpuPercentOfOneCore: number | null };
+  /** The client self-check; with worker threads the worst worker's figures, and each worker's. */
+  client?: {
+    eventLoopDelayP99Ms: number | null;
+    cpuPercentOfOneCore: number | null;
+    workers?: { eventLoopDelayP99Ms: number | null; cpuPercentOfOneCore: number | null }[];
+  };
   validity?: { valid: boolean; reasons: string[] };
   /** GPU power during the level (or why there is none): gives energyPerTokenJ; absent, the summary has no energy fields. */
   power?: PowerInput;

@@ -72,8 +72,11 @@ export interface LevelSummary {
   };
   speculative: SpeculativeSummary | null;
   client: {
+    /** With worker threads: the worst worker's figures (each worker's are in `workers`). */
     eventLoopDelayP99Ms: number | null;
     cpuPercentOfOneCore: number | null;
+    /** Present when the level ran in worker threads (--workers): each worker's self-check, in order. */
+    workers?: { eventLoopDelayP99Ms: number | null; cpuPercentOfOneCore: number | null }[];
     clientLimited: boolean;
     reason?: string;
     /** Loop lag caused by the host rather than the client: kept in verdicts, noted in tables. */

@@ -335,6 +335,14 @@ describe('resolvePlan (plans built from flags)', () => {
     expect(plan.workload.output_tokens).toEqual({ fixed: 256 });
   });
 
+  it('takes load.workers as a count or auto, default 1, and refuses 0 naming the key', async () => {
+    expect(resolvePlan({}, 'command line').load.workers).toBe(1);
+    expect(resolvePlan({ load: { workers: 'auto' } }, 'command line').load.workers).toBe('auto');
+    expect(resolvePlan({ load: { workers: 3 } }, 'command line').load.workers).toBe(3);
+    const e = await failure(() => resolvePlan({ load: { workers: 0 } } as never, 'command line'));
+    expect(e.details.join('\n')).toMatch(/load\.workers/);
+  });
+
   it('says a flag value that did not parse as a number is not a number', () => {
     try {
       resolvePlan({ load: { levels: [Number.NaN] } }, 'command line', {

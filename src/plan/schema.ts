@@ -325,6 +325,12 @@ export const loadSchema = z
       .nonnegative()
       .default(0)
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
+    workers: z
+      .union([positiveInt, z.literal('auto')])
+      .default(1)
+      .describe(
+        'Worker threads that send the load (auto = CPU cores − 1, at least 1). Each sends an exact share of every level (closed loop: streams and requests; open loop: its arrivals of the one seeded schedule, from one common start); this thread alone writes the records. 1 = one event loop, no threads.',
+      ),
     backoff: z
       .object({
         initial_ms: z

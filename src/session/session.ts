@@ -9,7 +9,6 @@ import { gateFailed } from '../checkpoint/finding.js';
 import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import {
   destroyAgents,
-  preconnect,
   type StreamTimeouts,
   streamRequest,
   timeoutsFromPlan,
@@ -19,22 +18,14 @@ import { type ClockAnchor, monoNowMs, parseDurationS, takeAnchor } from '../core
 import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { detectEngine, getAdapter, scrapeSpecCounters } from '../engines/index.js';
-import type {
-  BuiltRequest,
-  EngineAdapter,
-  EngineName,
-  GenerationParams,
-  HttpDoc,
-  TargetHttp,
-} from '../engines/types.js';
+import type { EngineAdapter, EngineName, GenerationParams, HttpDoc, TargetHttp } from '../engines/types.js';
 import type { ErrorStop } from '../load/failure-policy.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
-import { type LevelShape, runLevel, type SendArgs } from '../load/level-runner.js';
+import type { LevelShape } from '../load/level-runner.js';
 import { buildLevelWorkload } from '../load/level-workload.js';
 import { PrefixHitCounter, type PrefixHitRates, prefixHitNote } from '../load/prefix-hits.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { PromptItem } from '../load/prompts.js';
-import { startSelfCheck } from '../load/self-check.js';
 import type { Shard } from '../load/shard.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
 import { TurnAccumulator } from '../metrics/multi-turn.js';
@@ -46,6 +37,7 @@ import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
 import { capacityCheck } from './capacity-check.js';
+import { sendLevel } from './level-send.js';
 import { levelTelemetry } from './level-telemetry.js';
 import { waitForServer } from './server-wait.js';
 
@@ -497,60 +489,33 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     };
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
-    // Open the level's connections first, so no measured TTFT includes a TCP handshake.
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
-    await preconnect(c.url, Math.min(inFlight, 1024), c.timeouts.connectMs);
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
     const telemetry = await telemetryOf.start(li);
-    const check = startSelfCheck();
     const hits = new PrefixHitCounter();
     const conv = work.conversations;
     const turns = conv ? new TurnAccumulator() : null;
     let sawError = false;
-    const stream = (
-      a: SendArgs,
-      request: BuiltRequest,
-      p: PromptItem,
-      inputTokens: number,
-      reply?: string[],
-    ) =>
-      streamRequest({
-        baseUrl: c.url,
-        request,
-        headers: c.headers,
-        timeouts: c.timeouts,
-        originMs: c.anchor.monoMs,
-        id: nextId++,
-        levelIndex: li,
-        warmup: a.warmup,
-        scheduledAtMs: a.scheduledAtMs,
-        requestedOutputTokens: p.outputTokens,
-        inputTokensClient: inputTokens,
-        signal: a.signal,
-        replyText: reply,
-      });
-    const result = await runLevel({
+    // in this thread, or over load.workers worker threads (level-send.ts)
+    const { result, self } = await sendLevel({
       shape,
+      workers: plan.load.workers,
+      url: c.url,
+      headers: c.headers,
+      timeouts: c.timeouts,
+      anchor: c.anchor,
+      built,
+      prompts,
+      inFlight,
+      nextId: () => nextId++,
       signal: o.signal,
-      // Records go to the store only; the summary is computed from it, so memory stays flat in level length.
-      retainRecords: false,
-      // multi-turn: each send is the next turn of the stream's user, due after its think time
-      dueAtMs: conv ? (u) => conv.dueAtMs(u) : undefined,
-      send: (a) => {
-        if (!a.warmup) telemetry.measuredStarted();
-        if (conv)
-          return conv.send(a, (t, reply) =>
-            stream(
-              a,
-              c.adapter.requestFor({ ...c.params(t.message), messages: t.messages }),
-              t.message,
-              t.historyTokens,
-              reply,
-            ),
-          );
-        const k = a.index % built.length;
-        return stream(a, built[k], prompts[k], prompts[k].inputTokens);
-      },
+      onMeasuredStart: () => telemetry.measuredStarted(),
+      conversations: conv
+        ? {
+            driver: conv,
+            requestFor: (t) => c.adapter.requestFor({ ...c.params(t.message), messages: t.messages }),
+          }
+        : null,
       onRecord: (r: RequestRecord) => {
         o.store.appendRecord(r);
         c.progress.record(r);
@@ -559,7 +524,6 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
         if (r.error !== null) sawError = true;
       },
     });
-    const self = check.stop();
     const server = await telemetry.stop(o.store.dir);
     c.progress.levelDone();
     const interrupted = result.interrupted;

@@ -179,6 +179,17 @@ describe('multi_turn against the simulator', () => {
     expect(renderHtml(cmp)).toContain('id="multi-turn"');
   });
 
+  it('refuses an explicit worker count above 1 for a conversation (a turn needs the reply, in one thread)', async () => {
+    const { h } = await fast.sim({});
+    await expect(
+      run('workload-multi-turn.yaml', (p) => {
+        p.target.url = h.url;
+        p.load.requests = 4;
+        p.load.workers = 2;
+      }),
+    ).rejects.toThrow(/multi_turn runs in one thread, but load.workers \(or --workers\) is 2/);
+  });
+
   it('later turns reach their first token sooner with the prefix cache than without it (simulated time)', async () => {
     const simTtftByTurn = async (engineArgs: string[]) => {
       const { records, truth } = await conversation({ engineArgs }, 1);

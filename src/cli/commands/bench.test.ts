@@ -183,9 +183,9 @@ describe('benchgate bench: output and interruption', () => {
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
   });
 
-  async function interruptWith(sig: NodeJS.Signals, exitCode: number): Promise<void> {
+  async function interruptWith(sig: NodeJS.Signals, exitCode: number, extra: string[] = []): Promise<void> {
     const out = tmp();
-    const { child, done } = start(longRunArgs(out, '2'));
+    const { child, done } = start([...longRunArgs(out, '2'), ...extra]);
     await waitFor(() => (recordsSoFar(out) ?? '').length > 0);
     child.kill(sig);
     const r = await done;
@@ -204,6 +204,36 @@ describe('benchgate bench: output and interruption', () => {
 
   it('SIGTERM is treated like Ctrl-C: what is complete is written, the summary printed, exit 143', async () => {
     await interruptWith('SIGTERM', 143);
+  });
+
+  it('Ctrl-C reaches every worker thread of --workers 2: same stop, exit 130', async () => {
+    await interruptWith('SIGINT', 130, ['--workers', '2']);
+  });
+});
+
+describe('benchgate bench --workers', () => {
+  it('sends each level from two worker threads: every request once, one record writer', async () => {
+    const out = tmp();
+    const r = await run([
+      ...longRunArgs(out, '1,3').map((a) => (a === '400' ? '12' : a)),
+      '--workers',
+      '2',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as RunSummary;
+    expect(summary.levels.map((l) => l.requests.completed)).toEqual([12, 12]);
+    expect(summary.levels.every((l) => l.client.workers?.length === 2)).toBe(true);
+    const records = readFileSync(join(onlyRunDir(out), 'requests.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(new Set(records.map((l) => (JSON.parse(l) as RequestRecord).id)).size).toBe(24);
+  });
+
+  it('refuses a count that is not a positive integer or auto', async () => {
+    const r = await run(['--url', srv.url, '--workers', 'two']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--workers expects a positive integer; found "two"/);
   });
 });
 

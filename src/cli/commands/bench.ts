@@ -13,7 +13,7 @@ import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
 import { runBench } from '../../session/run-bench.js';
-import { action, parseNumberList, parsePositive } from '../action.js';
+import { action, parseNumberList, parsePositive, parseWorkers } from '../action.js';
 import { withInterrupt } from '../terminal.js';
 
 interface BenchFlags {
@@ -28,6 +28,7 @@ interface BenchFlags {
   requests?: string;
   duration?: string;
   warmup?: string;
+  workers?: string;
   inputTokens?: string;
   outputTokens?: string;
   dataset?: string;
@@ -75,6 +76,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.duration !== undefined) load.duration = o.duration;
   if (o.warmup !== undefined)
     load.warmup = parsePositive('--warmup', o.warmup, { integer: true, allowZero: true });
+  if (o.workers !== undefined) load.workers = parseWorkers(o.workers);
   const input: Record<string, unknown> = {};
   if (Object.keys(target).length) input.target = target;
   if (Object.keys(workload).length) input.workload = workload;
@@ -105,6 +107,10 @@ export function registerBench(program: Command): void {
     .option('--requests <n>', 'measured requests per level')
     .option('--duration <d>', 'per-level duration, e.g. 90s or 5m')
     .option('--warmup <n>', 'warmup requests per level (excluded from metrics)')
+    .option(
+      '--workers <n|auto>',
+      'worker threads sending the load, each an exact share of every level (auto: CPU cores − 1; default 1)',
+    )
     .option('--input-tokens <n>', 'prompt length in tokens')
     .option('--output-tokens <n>', 'requested output tokens')
     .option('--dataset <d>', 'random, a ShareGPT JSON file or a JSONL file of prompts')

@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import { freeLoopbackPorts } from '../../matrix/free-port.js';
 import { writeToyServer } from '../../matrix/test-support/toy-server.js';
+import type { RunSummary } from '../../metrics/summary.js';
 import { startCli } from '../test-support/cli-process.js';
 import { bareKillLeftoversFlag } from './run.js';
 
@@ -95,5 +98,33 @@ describe('benchgate run --kill-leftovers', () => {
     const r = await runCli([await writePlan(port), '--yes', '--kill-leftovers=12,abc']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--kill-leftovers expects a comma-separated list of positive integers');
+  });
+});
+
+describe('benchgate run --workers', () => {
+  it("sends a single-server plan's levels from worker threads, overriding load.workers", async () => {
+    const srv = await startMiniOpenAi();
+    try {
+      const path = join(dir, 'single.yaml');
+      await writeFile(
+        path,
+        [
+          'name: cli-run-workers',
+          `target: { url: ${srv.url}, engine: openai, api: completions }`,
+          'workload: { dataset: random, input_tokens: { fixed: 8 }, output_tokens: { fixed: 4 } }',
+          'load: { kind: concurrency, levels: [3], requests: 9, workers: 1 }',
+          `output: ${join(dir, 'single-out')}`,
+          '',
+        ].join('\n'),
+      );
+      const r = await runCli([path, '--workers', '2', '--json']);
+      expect(r.code).toBe(0);
+      const { runDir } = JSON.parse(r.stdout) as { runDir: string };
+      const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as RunSummary;
+      expect(summary.levels[0]?.requests.completed).toBe(9);
+      expect(summary.levels[0]?.client.workers).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
   });
 });

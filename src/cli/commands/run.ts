@@ -8,7 +8,7 @@ import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
 import { loadPlanFile } from '../../plan/load.js';
-import { action, parseNumberList } from '../action.js';
+import { action, parseNumberList, parseWorkers } from '../action.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../terminal.js';
 
 interface RunFlags {
@@ -19,6 +19,7 @@ interface RunFlags {
   killLeftovers?: boolean | string;
   json?: boolean;
   out?: string;
+  workers?: string;
 }
 
 /** The PIDs named by --kill-leftovers=PID,PID (none for the bare flag). */
@@ -58,9 +59,14 @@ export function registerRun(program: Command): void {
     )
     .option('--out <dir>', "parent directory for the matrix (default: the plan's output)")
     .option('--json', 'print only a JSON result on stdout; no decoration on stderr')
+    .option(
+      '--workers <n|auto>',
+      "worker threads sending the load (overrides the plan's load.workers; auto: CPU cores − 1)",
+    )
     .action(
       action(async (planPath: string, flags: RunFlags) => {
         const plan = await loadPlanFile(planPath);
+        if (flags.workers !== undefined) plan.load.workers = parseWorkers(flags.workers);
         const io = matrixConsole({ json: flags.json ?? false });
         if (!plan.configs || plan.configs.length === 0) {
           // No servers to launch: checkpoint + sweep + report against the running target.
