@@ -61,6 +61,21 @@ describe('levels over the calibrated capacity', () => {
     expect(stalled).toHaveLength(2);
     expect(stalled[0]).toMatch(/^concurrency 16: .*stalled at concurrency 16/);
   });
+
+  it('judges each worker thread by its share of the level', () => {
+    // 150 req/s × 100 tokens over 2 workers = 7 500 tokens/s each (fits); 300 req/s = 15 000 each (does not)
+    const notes = overCapacityLevels(plan({ kind: 'rate', levels: [150, 300] }), calibration(null), 2);
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^rate 300 req\/s asks for about 30000 streamed tokens\/s over 2 workers, above .* 12800 tokens\/s per core, ×2 workers/,
+      ),
+    ]);
+    // concurrency 128 over 2 workers is 64 each: the largest calibrated, not beyond it
+    expect(overCapacityLevels(plan({ levels: [128] }), calibration(null), 2)).toEqual([]);
+    expect(overCapacityLevels(plan({ levels: [32] }), calibration(16), 2)).toEqual([
+      expect.stringMatching(/^concurrency 32 over 2 workers: .*stalled at concurrency 16/),
+    ]);
+  });
 });
 
 describe('reading the saved calibration', () => {
