@@ -239,17 +239,22 @@ async function runPhase(
   haltSignal.addEventListener('abort', onHalt, { once: true });
   if (haltSignal.aborted) wake.abort();
   let holdUntilMs = 0; // open loop: no send before this (back-off)
+  const passDeadline = (): void => {
+    if (deadlinePassed) return;
+    deadlinePassed = true;
+    inFlightAtDeadline = outstanding;
+    wake.abort();
+  };
+  // the timer wakes sleepers; the clock is also read before every send, since a busy process fires
+  // timers late and nothing may be sent after the deadline
   const deadlineTimer =
     durationMs === null
       ? null
-      : setTimeout(
-          () => {
-            deadlinePassed = true;
-            inFlightAtDeadline = outstanding;
-            wake.abort();
-          },
-          Math.max(0, start + durationMs - performance.now()),
-        );
+      : setTimeout(passDeadline, Math.max(0, start + durationMs - performance.now()));
+  const pastDeadline = (): boolean => {
+    if (durationMs !== null && !deadlinePassed && performance.now() >= start + durationMs) passDeadline();
+    return deadlinePassed;
+  };
   const shard = shape.shard ?? null;
   // Closed loop: this shard's share of the requests; open loop: `count` bounds the whole schedule.
   // (split over the shards that have a stream: with fewer streams than shards, the others send nothing).
@@ -264,7 +269,7 @@ async function runPhase(
   let arrivals = 0; // open loop: schedule positions walked, this shard's or not
   const mayStart = (): boolean =>
     !halted() &&
-    !deadlinePassed &&
+    !pastDeadline() &&
     (shape.level.kind === 'concurrency'
       ? closedCount === null || issued < closedCount
       : count === null || arrivals < count);
