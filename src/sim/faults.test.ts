@@ -51,7 +51,8 @@ describe('simulator faults', () => {
   });
 
   it('slow-start=S keeps /health at 503 for S more seconds', async () => {
-    const h = closeAfterTest(await startSimulator({ loadTimeS: 0, faults: ['slow-start=0.4'] }));
+    // long enough that a busy machine still asks before the slow start ends
+    const h = closeAfterTest(await startSimulator({ loadTimeS: 0, faults: ['slow-start=3'] }));
     expect((await fetch(`${h.url}/health`)).status).toBe(503);
     await h.ready;
     expect((await fetch(`${h.url}/health`)).status).toBe(200);

@@ -17,7 +17,8 @@ const EAGLE = [...EAGLE3_TOPK1_ARGS];
 
 describe('sglang flavour surfaces', () => {
   it('answers /health 503 while the model loads, then 200', async () => {
-    const h = closeAfterTest(await startSimulator({ loadTimeS: 0.3 }));
+    // long enough that a busy machine still asks before loading ends
+    const h = closeAfterTest(await startSimulator({ loadTimeS: 3 }));
     expect(h.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${h.url}/health`)).status).toBe(503);
     await h.ready;
