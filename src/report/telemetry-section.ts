@@ -38,6 +38,8 @@ export interface TelemetryRow {
     unreadableLines: number;
   } | null;
   energyPerTokenJ: number | null;
+  /** Why energy per token is unknown (null when known); said once per distinct reason under the lines. */
+  energyNote: string | null;
   /** The level's one-line account (text and Markdown). */
   line: string;
   /** HTML only: server state, latency and GPU over the same seconds (render-json leaves them out). */
@@ -85,7 +87,7 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 const count = (x: number | null) => (x === null ? 'n/a' : String(Math.round(x)));
 const fixed1 = (x: number | null) => (x === null ? 'n/a' : x.toFixed(1));
 
-function lineOf(row: Omit<TelemetryRow, 'line' | 'charts'>, energyNote: string | null): string {
+function lineOf(row: Omit<TelemetryRow, 'line' | 'charts'>): string {
   const s = row.server;
   const server = !s
     ? 'no server telemetry recorded'
@@ -101,8 +103,8 @@ function lineOf(row: Omit<TelemetryRow, 'line' | 'charts'>, energyNote: string |
   const energy =
     row.energyPerTokenJ !== null
       ? `; ${formatValue(row.energyPerTokenJ)} J/output token`
-      : energyNote
-        ? `; energy per token unknown (${energyNote})`
+      : row.energyNote
+        ? '; energy per token unknown'
         : '';
   return `${row.run} level ${row.label}: ${server}; ${gpu}${energy}`;
 }
@@ -121,10 +123,11 @@ export function telemetryRows(runs: readonly LoadedRun[]): TelemetryRow[] {
         server: files.server ? serverFigures(files.server) : null,
         gpu: gpuFigures(files),
         energyPerTokenJ: level.energyPerTokenJ ?? null,
+        energyNote: level.energyPerTokenJ == null ? (level.energy?.reason ?? null) : null,
       };
       rows.push({
         ...base,
-        line: lineOf(base, level.energy?.reason ?? null),
+        line: lineOf(base),
         charts: telemetryChartSpecs(level.levelIndex, files.server, run.records, files.gpu, `r${ri}-`),
       });
     }
@@ -132,9 +135,27 @@ export function telemetryRows(runs: readonly LoadedRun[]): TelemetryRow[] {
   return rows;
 }
 
+/** Each distinct reason energy per token is unknown, once, naming the levels when not all of them. */
+function energyNotes(rows: readonly TelemetryRow[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const r of rows)
+    if (r.energyNote)
+      byReason.set(r.energyNote, [...(byReason.get(r.energyNote) ?? []), `${r.run} ${r.label}`]);
+  return [...byReason].map(([reason, levels]) =>
+    levels.length === rows.length
+      ? `energy per token unknown at every level: ${reason}`
+      : `energy per token unknown at ${levels.join(', ')}: ${reason}`,
+  );
+}
+
 export function telemetryTextLines(rows: readonly TelemetryRow[] | undefined): string[] {
   if (!rows?.length) return [];
-  return ['', 'Server and GPU telemetry per level', ...rows.map((r) => `  ${r.line}`)];
+  return [
+    '',
+    'Server and GPU telemetry per level',
+    ...rows.map((r) => `  ${r.line}`),
+    ...energyNotes(rows).map((n) => `  ${n}`),
+  ];
 }
 
 export function telemetryMarkdownLines(
@@ -142,13 +163,22 @@ export function telemetryMarkdownLines(
   mdEscape: (s: string) => string,
 ): string[] {
   if (!rows?.length) return [];
-  return ['', '## Server and GPU telemetry per level', '', ...rows.map((r) => `- ${mdEscape(r.line)}`)];
+  return [
+    '',
+    '## Server and GPU telemetry per level',
+    '',
+    ...rows.map((r) => `- ${mdEscape(r.line)}`),
+    ...energyNotes(rows).map((n) => `- ${mdEscape(n)}`),
+  ];
 }
 
 /** HTML: per level, the line, then its charts side by side on one time axis. */
 export function telemetryHtml(rows: readonly TelemetryRow[] | undefined, esc: (s: string) => string): string {
   if (!rows?.length) return '';
-  const parts = ['<h2 id="telemetry">Server and GPU telemetry per level</h2>'];
+  const parts = [
+    '<h2 id="telemetry">Server and GPU telemetry per level</h2>',
+    ...energyNotes(rows).map((n) => `<p class="muted">${esc(n)}</p>`),
+  ];
   for (const r of rows) {
     parts.push(`<h3>${esc(r.run)} — level ${esc(r.label)}</h3>`, `<p class="muted">${esc(r.line)}</p>`);
     if (r.charts.length > 0)
