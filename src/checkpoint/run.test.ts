@@ -114,7 +114,7 @@ describe('checkpoint against the simulated SGLang', () => {
   });
 
   it('waits for a slow start within expect.wait, showing elapsed / limit', async () => {
-    const r = await checkSim({ flavor: 'sglang', faults: ['slow-start=1.2'] }, ({ url, logFile }) => ({
+    const r = await checkSim({ flavor: 'sglang', faults: ['slow-start=3'] }, ({ url, logFile }) => ({
       target: { url },
       expect: { wait: '20s', smoke: false, logs: [{ path: logFile, required: false }] },
     }));
