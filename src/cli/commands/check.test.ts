@@ -1,29 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
+import { runCli } from '../test-support/run-cli.js';
 
 // The real CLI, from source, in its own process, against a simulator started here.
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const run = (args: string[]) => runCli(['check', ...args]);
 
 describe('benchgate check', () => {
   let sim: SimulatorHandle;
