@@ -11,23 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { destroyAgents, type StreamTimeouts } from '../client/stream-request.js';
 import { takeAnchor } from '../core/clock.js';
 import type { BuiltRequest } from '../engines/types.js';
-import type { LevelShape } from '../load/level-runner.js';
 import { resolveWorkerCount } from '../load/worker-pool.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { sendLevel } from '../session/level-send.js';
-
-function shape(concurrency: number, requests: number, warmup: number): LevelShape {
-  return {
-    levelIndex: 0,
-    level: { kind: 'concurrency', value: concurrency },
-    requests,
-    durationMs: null,
-    warmup,
-    arrival: 'constant',
-    burstiness: 1,
-    seed: 1,
-  };
-}
+import { closedLoopShape } from './bench-shape.js';
 
 interface WorkersRun {
   records: RequestRecord[];
@@ -56,7 +43,7 @@ export async function levelWithWorkers(
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const { result } = await sendLevel({
-    shape: shape(o.concurrency, o.requests, o.warmup),
+    shape: closedLoopShape(o.concurrency, o.requests, o.warmup),
     workers: o.workers,
     url,
     headers: {},

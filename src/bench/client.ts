@@ -20,6 +20,7 @@ import type { BuiltRequest } from '../engines/types.js';
 import { runLevel } from '../load/level-runner.js';
 import { targetSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { closedLoopShape } from './bench-shape.js';
 import { startChild } from './child.js';
 import { capacityByWorkers, ttftByWorkers } from './client-workers.js';
 
@@ -49,16 +50,7 @@ async function closedLoop(
   const origin = performance.now();
   let id = 0;
   await runLevel({
-    shape: {
-      levelIndex: 0,
-      level: { kind: 'concurrency', value: concurrency },
-      requests,
-      durationMs: null,
-      warmup: 0,
-      arrival: 'constant',
-      burstiness: 1,
-      seed: 1,
-    },
+    shape: closedLoopShape(concurrency, requests),
     send: (a) =>
       streamRequest({
         baseUrl: url,

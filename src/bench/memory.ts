@@ -19,6 +19,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore } from '../results/run-store.js';
+import { closedLoopShape } from './bench-shape.js';
 import { siblingScript, startChild } from './child.js';
 
 type Mode = 'held' | 'streamed';
@@ -62,16 +63,7 @@ async function child(
   let id = 0;
   const t0 = performance.now();
   const result = await runLevel({
-    shape: {
-      levelIndex: 0,
-      level: { kind: 'concurrency', value: concurrency },
-      requests,
-      durationMs: null,
-      warmup: 0,
-      arrival: 'constant',
-      burstiness: 1,
-      seed: 1,
-    },
+    shape: closedLoopShape(concurrency, requests),
     retainRecords: mode === 'held',
     send: (a) =>
       streamRequest({
