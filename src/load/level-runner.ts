@@ -245,12 +245,17 @@ async function runPhase(
     inFlightAtDeadline = outstanding;
     wake.abort();
   };
-  // the timer wakes sleepers; the clock is also read before every send, since a busy process fires
-  // timers late and nothing may be sent after the deadline
-  const deadlineTimer =
-    durationMs === null
-      ? null
-      : setTimeout(passDeadline, Math.max(0, start + durationMs - performance.now()));
+  // The timer wakes sleepers; the clock is also read before every send, since a busy process fires
+  // timers late and nothing may be sent after the deadline. A timer can also fire a fraction of a ms
+  // early: then it is set again for the rest.
+  let deadlineTimer: ReturnType<typeof setTimeout> | null = null;
+  const armDeadline = (): void => {
+    if (durationMs === null || deadlinePassed) return;
+    const leftMs = start + durationMs - performance.now();
+    if (leftMs <= 0) passDeadline();
+    else deadlineTimer = setTimeout(armDeadline, leftMs);
+  };
+  armDeadline();
   const pastDeadline = (): boolean => {
     if (durationMs !== null && !deadlinePassed && performance.now() >= start + durationMs) passDeadline();
     return deadlinePassed;
