@@ -19,6 +19,10 @@ export interface Faults {
   restartAfter: number;
   /** Under speculative decoding, greedy output tokens from this 0-based position differ (null = off). */
   specDivergeAt: number | null;
+  /** Fraction of streams that run on past max_tokens (to 1,000 × max_tokens). */
+  ignoreMaxTokens: number;
+  /** GET /v1/models answers a model list this many MiB long (0 = off). */
+  hugeModelsMiB: number;
 }
 
 export const FAULT_NAMES = [
@@ -32,6 +36,8 @@ export const FAULT_NAMES = [
   'config-drift',
   'restart-after',
   'spec-diverge',
+  'ignore-max-tokens',
+  'huge-models',
 ] as const;
 
 export function noFaults(): Faults {
@@ -46,6 +52,8 @@ export function noFaults(): Faults {
     configDrift: false,
     restartAfter: 0,
     specDivergeAt: null,
+    ignoreMaxTokens: 0,
+    hugeModelsMiB: 0,
   };
 }
 
@@ -116,6 +124,16 @@ export function parseFaults(specs: string[] | undefined): Faults {
         if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < 0)
           throw bad(spec, 'a token position (a whole number from 0), e.g. spec-diverge=8');
         f.specDivergeAt = n;
+        break;
+      }
+      case 'ignore-max-tokens':
+        f.ignoreMaxTokens = fraction(spec, value);
+        break;
+      case 'huge-models': {
+        const n = Number(value);
+        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 65536)
+          throw bad(spec, 'a size in MiB (more than 0, at most 65536), e.g. huge-models=64');
+        f.hugeModelsMiB = n;
         break;
       }
       default:
