@@ -1,11 +1,13 @@
 // One HTTP/1.1 exchange on a pooled raw socket: the connection wrapper (reads through `onread` into
-// one shared buffer, each read timestamped first) and the run of one request on it, with the one
-// retry a reused connection closed by the server while idle deserves. The pool (http1-pool.ts)
-// only hands connections out and takes them back.
+// one shared buffer, each read timestamped first; how many requests it carried and until when the
+// server keeps it open) and the run of one request on it, with the one retry on a fresh connection
+// that a reused connection closed by the server before any answer byte deserves. The pool
+// (http1-pool.ts) only hands connections out and takes them back.
 
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Http1ResponseParser, type ResponseHead } from './http1-response-parser.js';
+import { type KeepAliveHint, requestLimit, reuseWindowMs } from './keep-alive.js';
 
 export interface ExchangeHandlers {
   /** Response head parsed; atMs is the monotonic arrival time of the read that completed it. */
@@ -16,6 +18,8 @@ export interface ExchangeHandlers {
   onEnd(atMs: number): void;
   /** The exchange failed: 'connect' before any response byte, 'response' after. */
   onFail(phase: 'connect' | 'response', message: string, atMs: number): void;
+  /** The request is being sent again on a fresh connection: the reused one closed before any answer. */
+  onRetry?(reason: string): void;
 }
 
 export interface Exchange {
@@ -27,7 +31,8 @@ export interface Exchange {
 export interface ConnectionPool {
   readonly host: string;
   readonly port: number;
-  take(): { conn: PooledConnection; reused: boolean };
+  /** An idle connection still inside its reuse window, or a new one (always new with `fresh`). */
+  take(fresh: boolean): { conn: PooledConnection; reused: boolean };
   release(conn: PooledConnection): void;
   forget(conn: PooledConnection): void;
 }
@@ -40,6 +45,13 @@ export class PooledConnection {
   owner: ExchangeRun | null = null;
   connected = false;
   closed = false;
+  /** Responses completed on this connection. */
+  served = 0;
+  /** Requests the server lets this connection carry (its `Keep-Alive: max=`). */
+  limit = Number.POSITIVE_INFINITY;
+  /** Monotonic ms after which the connection is not reused (the server's idle timeout, less a margin). */
+  reuseUntilMs = 0;
+  idleTimer: NodeJS.Timeout | null = null;
   readonly pool: ConnectionPool;
 
   constructor(pool: ConnectionPool) {
@@ -73,6 +85,28 @@ export class PooledConnection {
     this.socket.on('close', () => this.onGone(null));
   }
 
+  /**
+   * Counts a completed response and says whether the connection may carry another request: the
+   * server did not ask to close, its `max=` is not reached and its idle window is open.
+   */
+  completed(keepAlive: boolean, hint: KeepAliveHint | null, atMs: number): boolean {
+    this.served++;
+    this.limit = requestLimit(this.limit, this.served, hint);
+    const windowMs = reuseWindowMs(hint);
+    this.reuseUntilMs = atMs + windowMs;
+    return keepAlive && windowMs > 0 && this.served < this.limit;
+  }
+
+  /** Connected ahead of any request: reusable for as long as a server keeps an idle connection. */
+  opened(atMs: number): void {
+    this.reuseUntilMs = atMs + reuseWindowMs(null);
+  }
+
+  /** Still worth reusing at `nowMs`. */
+  usable(nowMs: number): boolean {
+    return !this.closed && !this.socket.destroyed && nowMs < this.reuseUntilMs && this.served < this.limit;
+  }
+
   private onGone(err: NodeJS.ErrnoException | null): void {
     if (this.closed) return;
     this.closed = true;
@@ -84,6 +118,8 @@ export class PooledConnection {
   }
 
   discard(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     this.owner = null;
     if (!this.closed) {
       this.closed = true;
@@ -99,6 +135,7 @@ export class ExchangeRun implements Exchange {
   private retried = false;
   private gotBytes = false;
   private finished = false;
+  private hint: KeepAliveHint | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
   private parser: Http1ResponseParser;
   /** Arrival time of the read being parsed, for the sink callbacks. */
@@ -118,16 +155,23 @@ export class ExchangeRun implements Exchange {
 
   private newParser(): Http1ResponseParser {
     return new Http1ResponseParser({
-      onHead: (head) => this.h.onHead(head, this.atMs),
-      onBody: (buf, start, end) => this.h.onBody(buf, start, end, this.atMs),
+      onHead: (head) => {
+        this.hint = head.keepAliveHint;
+        this.h.onHead(head, this.atMs);
+      },
+      onBody: (buf, start, end) => {
+        // the rest of a read after the exchange was ended (a cap passed, a cancel) is not delivered
+        if (!this.finished) this.h.onBody(buf, start, end, this.atMs);
+      },
       onComplete: () => {
         // released after the read that completed the body has been handled (see onBytes)
       },
     });
   }
 
-  start(): void {
-    const { conn, reused } = this.pool.take();
+  /** Sends the request on a pooled connection (a new one when `fresh`). */
+  start(fresh = false): void {
+    const { conn, reused } = this.pool.take(fresh);
     this.conn = conn;
     this.reused = reused;
     conn.owner = this;
@@ -143,6 +187,11 @@ export class ExchangeRun implements Exchange {
       // written now, flushed by the socket as soon as it connects (one buffer, Nagle off)
       conn.socket.write(this.requestBytes);
     }
+  }
+
+  /** Ended: answered, failed or cancelled (a queued run cancelled before it started included). */
+  get done(): boolean {
+    return this.finished;
   }
 
   onConnected(): void {
@@ -168,7 +217,8 @@ export class ExchangeRun implements Exchange {
       const conn = this.conn;
       this.conn = null;
       if (conn) {
-        if (this.parser.reusable) this.pool.release(conn);
+        const again = conn.completed(this.parser.reusable, this.hint, atMs);
+        if (again) this.pool.release(conn);
         else conn.discard();
       }
       this.h.onEnd(atMs);
@@ -182,10 +232,14 @@ export class ExchangeRun implements Exchange {
     if (this.connectTimer) clearTimeout(this.connectTimer);
     this.connectTimer = null;
     if (!this.gotBytes && this.reused && !this.retried) {
-      // the server closed the idle connection as we reused it: one fresh attempt
+      // the server closed the idle connection as we reused it: one attempt on a new connection
+      // (another idle one may have been closed by the same server timeout)
       this.retried = true;
       this.parser = this.newParser();
-      this.start();
+      this.h.onRetry?.(
+        `a reused connection was closed by the server before any answer (${err?.code ?? 'end of file'})`,
+      );
+      this.start(true);
       return;
     }
     if (err === null && this.parser.headParsed) {
@@ -211,7 +265,8 @@ export class ExchangeRun implements Exchange {
     );
   }
 
-  private fail(phase: 'connect' | 'response', message: string): void {
+  /** Ends the exchange as failed (also a queued one that never started: its pool was destroyed). */
+  fail(phase: 'connect' | 'response', message: string): void {
     if (this.finished) return;
     this.cancel();
     this.h.onFail(phase, message, performance.now());
