@@ -1,13 +1,14 @@
-// One HTTP/1.1 exchange on a pooled raw socket: the connection wrapper (reads through `onread` into
-// one shared buffer, each read timestamped first; how many requests it carried and until when the
-// server keeps it open) and the run of one request on it, with the one retry on a fresh connection
-// that a reused connection closed by the server before any answer byte deserves. The pool
-// (http1-pool.ts) only hands connections out and takes them back.
+// One HTTP/1.1 exchange on a pooled raw socket (http1-connection.ts): the request written, the answer
+// parsed as it arrives, and the one retry on a fresh connection that a reused connection closed by the
+// server before any answer byte deserves. The pool (http1-pool.ts) only hands connections out and takes
+// them back.
 
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { ConnectionOwner, ConnectionPool, PooledConnection } from './http1-connection.js';
 import { Http1ResponseParser, type ResponseHead } from './http1-response-parser.js';
-import { type KeepAliveHint, requestLimit, reuseWindowMs } from './keep-alive.js';
+import type { KeepAliveHint } from './keep-alive.js';
+
+export type { ConnectionPool } from './http1-connection.js';
 
 export interface ExchangeHandlers {
   /** Response head parsed; atMs is the monotonic arrival time of the read that completed it. */
@@ -27,109 +28,7 @@ export interface Exchange {
   cancel(): void;
 }
 
-/** What a connection and an exchange need from their pool. */
-export interface ConnectionPool {
-  readonly host: string;
-  readonly port: number;
-  /** An idle connection still inside its reuse window, or a new one (always new with `fresh`). */
-  take(fresh: boolean): { conn: PooledConnection; reused: boolean };
-  release(conn: PooledConnection): void;
-  forget(conn: PooledConnection): void;
-}
-
-/** One socket's read buffer for every pooled connection: reads are delivered synchronously, one at a time. */
-const sharedReadBuffer = Buffer.allocUnsafe(256 * 1024);
-
-export class PooledConnection {
-  readonly socket: net.Socket;
-  owner: ExchangeRun | null = null;
-  connected = false;
-  closed = false;
-  /** Responses completed on this connection. */
-  served = 0;
-  /** Requests the server lets this connection carry (its `Keep-Alive: max=`). */
-  limit = Number.POSITIVE_INFINITY;
-  /** Monotonic ms after which the connection is not reused (the server's idle timeout, less a margin). */
-  reuseUntilMs = 0;
-  idleTimer: NodeJS.Timeout | null = null;
-  readonly pool: ConnectionPool;
-
-  constructor(pool: ConnectionPool) {
-    this.pool = pool;
-    this.socket = net.connect({
-      host: pool.host,
-      port: pool.port,
-      noDelay: true,
-      onread: {
-        buffer: sharedReadBuffer,
-        callback: (nread: number, buf: Uint8Array): boolean => {
-          const atMs = performance.now();
-          const o = this.owner;
-          if (o === null) {
-            // bytes on an idle connection: the server is out of step with us; drop the socket
-            this.discard();
-            return false;
-          }
-          o.onBytes(buf as Buffer, nread, atMs);
-          return true;
-        },
-      },
-    } as net.NetConnectOpts);
-    this.socket.setNoDelay(true);
-    this.socket.once('connect', () => {
-      this.connected = true;
-      this.owner?.onConnected();
-    });
-    this.socket.on('end', () => this.onGone(null));
-    this.socket.on('error', (err: NodeJS.ErrnoException) => this.onGone(err));
-    this.socket.on('close', () => this.onGone(null));
-  }
-
-  /**
-   * Counts a completed response and says whether the connection may carry another request: the
-   * server did not ask to close, its `max=` is not reached and its idle window is open.
-   */
-  completed(keepAlive: boolean, hint: KeepAliveHint | null, atMs: number): boolean {
-    this.served++;
-    this.limit = requestLimit(this.limit, this.served, hint);
-    const windowMs = reuseWindowMs(hint);
-    this.reuseUntilMs = atMs + windowMs;
-    return keepAlive && windowMs > 0 && this.served < this.limit;
-  }
-
-  /** Connected ahead of any request: reusable for as long as a server keeps an idle connection. */
-  opened(atMs: number): void {
-    this.reuseUntilMs = atMs + reuseWindowMs(null);
-  }
-
-  /** Still worth reusing at `nowMs`. */
-  usable(nowMs: number): boolean {
-    return !this.closed && !this.socket.destroyed && nowMs < this.reuseUntilMs && this.served < this.limit;
-  }
-
-  private onGone(err: NodeJS.ErrnoException | null): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.pool.forget(this);
-    const o = this.owner;
-    this.owner = null;
-    if (!this.socket.destroyed) this.socket.destroy();
-    o?.onSocketGone(err);
-  }
-
-  discard(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    this.owner = null;
-    if (!this.closed) {
-      this.closed = true;
-      this.pool.forget(this);
-      this.socket.destroy();
-    }
-  }
-}
-
-export class ExchangeRun implements Exchange {
+export class ExchangeRun implements Exchange, ConnectionOwner {
   private conn: PooledConnection | null = null;
   private reused = false;
   private retried = false;
@@ -187,6 +86,11 @@ export class ExchangeRun implements Exchange {
       // written now, flushed by the socket as soon as it connects (one buffer, Nagle off)
       conn.socket.write(this.requestBytes);
     }
+  }
+
+  /** A response byte arrived on the current connection. */
+  get answered(): boolean {
+    return this.gotBytes;
   }
 
   /** Ended: answered, failed or cancelled (a queued run cancelled before it started included). */

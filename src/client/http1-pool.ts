@@ -7,13 +7,8 @@
 // finished command exits at once.
 
 import { performance } from 'node:perf_hooks';
-import {
-  type ConnectionPool,
-  type Exchange,
-  type ExchangeHandlers,
-  ExchangeRun,
-  PooledConnection,
-} from './http1-exchange.js';
+import { type ConnectionPool, PooledConnection } from './http1-connection.js';
+import { type Exchange, type ExchangeHandlers, ExchangeRun } from './http1-exchange.js';
 
 export type { Exchange, ExchangeHandlers } from './http1-exchange.js';
 
@@ -33,12 +28,25 @@ export class Http1Pool implements ConnectionPool {
   private readonly maxConnections: number;
   private readonly maxIdleMs: number;
   private pumpQueued = false;
+  private closedAfterAnswer = false;
 
   constructor(host: string, port: number, opts: PoolOptions = {}) {
     this.host = host;
     this.port = port;
     this.maxConnections = opts.maxConnections ?? Number.POSITIVE_INFINITY;
     this.maxIdleMs = opts.maxIdleMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The server closed a connection right after an answer (a streamed one, for llama-server b7501):
+   * from then on every request takes a new connection instead of racing the server's close.
+   */
+  get closesAfterEach(): boolean {
+    return this.closedAfterAnswer;
+  }
+
+  noteClosedAfterAnswer(): void {
+    this.closedAfterAnswer = true;
   }
 
   /** Idle connections waiting for reuse (for tests and diagnostics). */

@@ -99,6 +99,16 @@ describe('Http1Pool and the server keep-alive', () => {
     expect(s.opened).toBe(3);
   });
 
+  it('stops reusing connections of a server that closes each one right after its answer', async () => {
+    // llama-server b7501 ends every streamed answer so, while announcing keep-alive
+    const { s, pool } = await setUp(() => ({ headers: ['Keep-Alive: timeout=5, max=100'], closeAfter: true }));
+    const all: Outcome[] = [];
+    for (let i = 0; i < 6; i++) all.push(await exchange(pool, s.port));
+    expect(all.every((r) => r.fail === null && r.body === 'ok')).toBe(true);
+    expect(all.reduce((n, r) => n + r.retries, 0)).toBeLessThanOrEqual(1);
+    expect(pool.closesAfterEach).toBe(true);
+  });
+
   it('a capped pool queues requests and never opens more than its cap', async () => {
     const { s, pool } = await setUp(() => ({ headers: ['Keep-Alive: timeout=5, max=100'] }), {
       maxConnections: 2,

@@ -5,7 +5,10 @@
 import net from 'node:net';
 
 /** What to do with the `nth` request (1-based) on connection `conn` (1-based, in accept order). */
-export type RawScript = (conn: number, nth: number) => { headers?: string[]; body?: string } | 'hang-up';
+export type RawScript = (
+  conn: number,
+  nth: number,
+) => { headers?: string[]; body?: string; closeAfter?: boolean } | 'hang-up';
 
 export interface RawServer {
   port: number;
@@ -46,6 +49,10 @@ export async function startRawServer(script: RawScript): Promise<RawServer> {
           ...(answer.headers ?? []),
         ];
         s.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+        if (answer.closeAfter) {
+          s.end();
+          return;
+        }
       }
     });
   });
