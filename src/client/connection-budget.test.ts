@@ -33,10 +33,18 @@ interface Summary {
   levels: { requests: { completed: number; failed: number; retried?: number }; errorsByCode: object }[];
 }
 
+const CASES = [
+  { concurrency: 1, faults: [] as string[], what: '' },
+  { concurrency: 4, faults: [] as string[], what: '' },
+  // llama-server b7501 closes the connection after every streamed answer while announcing keep-alive
+  { concurrency: 4, faults: ['close-after-stream'], what: ', against a server closing each stream' },
+];
+
 describe('connection budget against a server with few HTTP threads', () => {
-  for (const concurrency of [1, 4]) {
-    it(`bench at concurrency ${concurrency} completes with no failure and at most ${concurrency} + 2 connections`, async () => {
+  for (const { concurrency, faults, what } of CASES) {
+    it(`bench at concurrency ${concurrency} completes with no failure and at most ${concurrency} + 2 connections${what}`, async () => {
       const sim = await startSimulator({
+        faults,
         flavor: 'llamacpp',
         profile: 'fixed',
         ttftMs: 5,
@@ -54,7 +62,8 @@ describe('connection budget against a server with few HTTP threads', () => {
         const summary = JSON.parse(r.stdout) as Summary;
         expect(summary.levels[0].requests).toMatchObject({ completed: 24, failed: 0 });
         expect(summary.levels[0].errorsByCode).toEqual({});
-        expect(typeof summary.levels[0].requests.retried).toBe('number');
+        // learnt from the first close, so at most a request or two raced it (event-loop lag on a busy host)
+        expect(summary.levels[0].requests.retried).toBeLessThanOrEqual(faults.length > 0 ? 2 : 0);
         const seen = (await (await fetch(`${sim.url}/_sim/connections`)).json()) as {
           peakOpen: number;
           peakWaiting: number;

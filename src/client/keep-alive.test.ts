@@ -101,7 +101,10 @@ describe('Http1Pool and the server keep-alive', () => {
 
   it('stops reusing connections of a server that closes each one right after its answer', async () => {
     // llama-server b7501 ends every streamed answer so, while announcing keep-alive
-    const { s, pool } = await setUp(() => ({ headers: ['Keep-Alive: timeout=5, max=100'], closeAfter: true }));
+    const { s, pool } = await setUp(() => ({
+      headers: ['Keep-Alive: timeout=5, max=100'],
+      closeAfter: true,
+    }));
     const all: Outcome[] = [];
     for (let i = 0; i < 6; i++) all.push(await exchange(pool, s.port));
     expect(all.every((r) => r.fail === null && r.body === 'ok')).toBe(true);

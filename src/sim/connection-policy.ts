@@ -27,6 +27,11 @@ export interface ConnectionPolicy {
   announceKeepAlive: boolean;
   /** An answer with status ≥ 400 closes its connection (httplib ≥ 0.28). */
   closeAfterError: boolean;
+  /**
+   * A streamed answer closes its connection, its headers still announcing keep-alive (llama-server
+   * b7501; the `close-after-stream` fault). Absent: false.
+   */
+  closeAfterStream?: boolean;
 }
 
 /** The connection behaviour of one engine's HTTP server, without the (optional) thread cap. */

@@ -23,6 +23,8 @@ export interface Faults {
   ignoreMaxTokens: number;
   /** GET /v1/models answers a model list this many MiB long (0 = off). */
   hugeModelsMiB: number;
+  /** The connection is closed after every streamed answer, its headers still saying keep-alive. */
+  closeAfterStream: boolean;
 }
 
 export const FAULT_NAMES = [
@@ -38,6 +40,7 @@ export const FAULT_NAMES = [
   'spec-diverge',
   'ignore-max-tokens',
   'huge-models',
+  'close-after-stream',
 ] as const;
 
 export function noFaults(): Faults {
@@ -54,6 +57,7 @@ export function noFaults(): Faults {
     specDivergeAt: null,
     ignoreMaxTokens: 0,
     hugeModelsMiB: 0,
+    closeAfterStream: false,
   };
 }
 
@@ -136,6 +140,10 @@ export function parseFaults(specs: string[] | undefined): Faults {
         f.hugeModelsMiB = n;
         break;
       }
+      case 'close-after-stream':
+        noValue();
+        f.closeAfterStream = true;
+        break;
       default:
         throw new BenchgateError(
           'BG_E_USAGE',

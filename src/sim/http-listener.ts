@@ -52,7 +52,11 @@ export class HttpListener {
       served.set(req.socket, n);
       applyKeepAlive(policy, res, n);
       this.idle.busy(req.socket);
-      res.on('finish', () => this.idle.idle(req.socket));
+      res.on('finish', () => {
+        const streamed = String(res.getHeader('content-type') ?? '').includes('event-stream');
+        if (policy.closeAfterStream && streamed) req.socket.destroy();
+        else this.idle.idle(req.socket);
+      });
       handler(req, res).catch((e: unknown) => {
         if (!res.headersSent)
           sendError(res, 500, `Internal error: ${(e as Error).message}`, 'InternalServerError');

@@ -197,6 +197,7 @@ export class SimulatedServer implements SurfaceContext {
     this.listener = new HttpListener((req, res) => this.route(req, res), this.surface.sendError, {
       ...this.surface.httpServer,
       httpThreads: this.opts.httpThreads ?? null,
+      closeAfterStream: this.faults.closeAfterStream,
     });
     this.port = await this.listener.listen(host, this.opts.port ?? 0);
     this.host = host;

@@ -166,7 +166,7 @@ export function registerSim(program: Command): void {
     .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
-      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS, ignore-max-tokens[=F], huge-models=MIB.`,
+      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS, ignore-max-tokens[=F], huge-models=MIB, close-after-stream.`,
     )
     .allowUnknownOption(true)
     .allowExcessArguments(true)
