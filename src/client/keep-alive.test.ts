@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ExchangeHandlers, Http1Pool } from './http1-pool.js';
 import { parseKeepAlive, requestLimit, reuseWindowMs } from './keep-alive.js';
-import { destroyAgents, preconnect, streamRequest } from './stream-request.js';
+import { destroyAgents, streamRequest } from './stream-request.js';
 import { type RawScript, type RawServer, startRawServer } from './test-support/raw-http-server.js';
 import { planDefaultTimeouts } from './test-support/timeouts.js';
 
@@ -134,31 +134,34 @@ describe('Http1Pool and the server keep-alive', () => {
 });
 
 describe('a streamed request retried on a new connection', () => {
-  it('completes, and its record counts the retry instead of failing', async () => {
-    const sse = 'data: {"choices":[{"text":" a","finish_reason":"length"}]}\n\ndata: [DONE]\n\n';
-    const s = await startRawServer((_conn, nth) =>
-      nth === 1 ? { headers: ['Content-Type: text/event-stream'], body: sse } : 'hang-up',
-    );
-    cleanup.push(destroyAgents, () => s.close());
-    const url = `http://127.0.0.1:${s.port}`;
-    await preconnect(url, 1, 2000);
-    // the first request is answered on the preconnected connection; the second reuses it and is hung up on
-    const send = () =>
-      streamRequest({
-        baseUrl: url,
-        request: { method: 'POST', path: '/v1/completions', body: {}, tokenAccounting: 'openai-final-usage' },
-        originMs: 0,
-        id: 0,
-        levelIndex: 0,
-        warmup: false,
-        requestedOutputTokens: 1,
-        timeouts: planDefaultTimeouts(),
-      });
-    const first = await send();
-    expect(first.error).toBeNull();
-    expect(first.retries).toBeUndefined();
-    const second = await send();
-    expect(second.error).toBeNull();
-    expect(second.retries).toBe(1);
-  });
+  for (const transport of ['raw', 'node-http'] as const) {
+    it(`completes, and its record counts the retry instead of failing (${transport})`, async () => {
+      const sse = 'data: {"choices":[{"text":" a","finish_reason":"length"}]}\n\ndata: [DONE]\n\n';
+      const s = await startRawServer((_conn, nth) =>
+        nth === 1 ? { headers: ['Content-Type: text/event-stream'], body: sse } : 'hang-up',
+      );
+      cleanup.push(destroyAgents, () => s.close());
+      const url = `http://127.0.0.1:${s.port}`;
+      // the first request is answered; the second reuses its connection and is hung up on
+      const send = () =>
+        streamRequest({
+          baseUrl: url,
+          request: { method: 'POST', path: '/v1/completions', body: {}, tokenAccounting: 'openai-final-usage' },
+          originMs: 0,
+          id: 0,
+          levelIndex: 0,
+          warmup: false,
+          requestedOutputTokens: 1,
+          timeouts: planDefaultTimeouts(),
+          transport,
+        });
+      const first = await send();
+      expect(first.error).toBeNull();
+      expect(first.retries).toBeUndefined();
+      const second = await send();
+      expect(second.error).toBeNull();
+      expect(second.retries).toBe(1);
+      expect(s.opened).toBe(2);
+    });
+  }
 });
