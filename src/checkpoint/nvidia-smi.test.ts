@@ -148,6 +148,15 @@ describe('readGpus', () => {
       rows: [{ index: 0, name: null, memoryUsedMiB: null, memoryTotalMiB: null, utilizationPct: 0 }],
     },
     {
+      name: 'csv with its header printed again between samples',
+      file: 'nvidia-smi/query-gpu-repeated-header.csv',
+      count: 2,
+      rows: [
+        { index: 0, memoryUsedMiB: 20111, utilizationPct: 55 },
+        { index: 1, memoryUsedMiB: 20109, utilizationPct: 54 },
+      ],
+    },
+    {
       name: 'csv cut in the middle of the sixth line: five GPUs seen, the count unknown',
       file: 'nvidia-smi/query-gpu-cut-mid-line.csv',
       count: null,
@@ -434,6 +443,12 @@ describe('readGpus', () => {
       'unreadable',
       /--query-compute-apps CSV \(processes\)/,
     ],
+    [
+      'a compute-apps CSV without a header',
+      'nvidia-smi/query-apps-noheader-units-own-order.csv',
+      'unreadable',
+      /not a GPU row/,
+    ],
   ])('does not read GPUs from %s', (_n, file, kind, why) => {
     expect(readGpus(fixture(file))).toMatchObject({ kind, reason: expect.stringMatching(why) });
   });
@@ -623,6 +638,15 @@ describe('readComputeApps', () => {
       name: 'csv with quoted cells and a quoted name holding a comma and quotes',
       file: 'nvidia-smi/query-apps-quoted-name.csv',
       apps: [{ pid: 77102, usedMemoryMiB: 10924, processName: '/srv/bench/run, "final" copy/python3' }],
+    },
+    {
+      name: 'noheader csv in another order, each cell read by its unit (pid, process_name, used_memory)',
+      file: 'nvidia-smi/query-apps-noheader-units-own-order.csv',
+      apps: [
+        { pid: 3051822, processName: 'python3', usedMemoryMiB: 38150 },
+        {},
+        { pid: 3104417, processName: '/usr/bin/python3 -m sglang.launch_server', usedMemoryMiB: 70812 },
+      ],
     },
     {
       name: 'csv cut in the middle of its second row',

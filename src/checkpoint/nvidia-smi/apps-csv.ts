@@ -31,11 +31,31 @@ function appFromFields(cells: string[], fields: string[]): ComputeApp | null {
   };
 }
 
-/** A row in the order of APPS_QUERY (pid, gpu_uuid, used_memory, process_name). */
+/**
+ * A row without a header in another order, read only where each cell names itself: the PID first, a
+ * UUID, a bus id, the one cell with a MiB unit (memory is the only such field), one text cell left as
+ * the name. Without units the numbers cannot be told apart: null.
+ */
+function appFromUnits(cells: string[]): ComputeApp | null {
+  const mib = cells.filter((c) => /^\d+(\.\d+)?\s*MiB$/i.test(c));
+  if (!isInt(cells[0]) || mib.length !== 1) return null;
+  const rest = cells.slice(1).filter((c) => c !== mib[0] && !isUuid(c) && !isBusId(c));
+  return {
+    pid: Number(cells[0]),
+    gpuUuid: cells.find(isUuid) ?? null,
+    gpuIndex: null,
+    gpuBusId: cells.find(isBusId) ?? null,
+    usedMemoryMiB: quantity(mib[0]) ?? null,
+    processName: rest.length === 1 ? rest[0] : 'unknown',
+    type: null,
+  };
+}
+
+/** A row in the order of APPS_QUERY (pid, gpu_uuid, used_memory, process_name), else by its units. */
 function appFromOrder(cells: string[]): ComputeApp | null {
-  if (cells.length < 4 || !isInt(cells[0])) return null;
+  if (cells.length < 4 || !isInt(cells[0])) return appFromUnits(cells);
   const mem = quantity(cells[2]);
-  if (mem === undefined || !(isUuid(cells[1]) || isPlaceholder(cells[1]))) return null;
+  if (mem === undefined || !(isUuid(cells[1]) || isPlaceholder(cells[1]))) return appFromUnits(cells);
   return {
     pid: Number(cells[0]),
     gpuUuid: isUuid(cells[1]) ? cells[1] : null,
@@ -59,7 +79,11 @@ export function readAppsCsv(lines: string[], text: string): ReadResult<ProcessLi
   const { fields, rows } = csv;
   if (rows.length === 0 && !fields && !lines.some((l) => NO_PROCESSES.test(l.trim())))
     return readUnreadable('neither a process row, a CSV header nor "No running processes found"', text);
-  const truncated = fields ? cutLastRow(rows, fields.length) : rows.length > 0 ? cutLastRow(rows, 4) : null;
+  const truncated = fields
+    ? cutLastRow(rows, fields.length)
+    : rows.length > 1
+      ? cutLastRow(rows, rows[0].cells.length)
+      : null;
   const whole = truncated ? rows.slice(0, -1) : rows;
   const apps: ComputeApp[] = [];
   for (const [i, r] of whole.entries()) {

@@ -80,9 +80,12 @@ export function readCsv(
     }
     const cells = splitCells(line);
     const names = cells.map((c) => fieldName(c, opts.aliases));
-    if (rows.length === 0 && cells.every((c) => FIELD_LIKE.test(c)) && names.some((n) => opts.known.has(n))) {
-      fields = names;
-      continue;
+    if (cells.every((c) => FIELD_LIKE.test(c)) && names.some((n) => opts.known.has(n))) {
+      // the header, or the same header again (a loop, or two pasted runs of the query)
+      if (rows.length === 0 || names.join(',') === fields?.join(',')) {
+        fields = names;
+        continue;
+      }
     }
     rows.push({ cells, line });
   }

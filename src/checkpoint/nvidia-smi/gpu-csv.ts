@@ -31,6 +31,8 @@ const GPU_FIELDS = new Set([
 ]);
 /** Columns of a compute-apps query: such a CSV lists processes, not GPUs. */
 const PROCESS_FIELDS = new Set(['pid', 'process_name', 'used_gpu_memory', 'used_memory']);
+/** Above any GPU index a host has: a number this large first in a row is something else (a PID). */
+const MAX_GPU_INDEX = 256;
 /** A product name where no header says which column holds it. */
 const PRODUCT_NAME = /^(NVIDIA|Tesla|Quadro|GeForce|TITAN|GRID|RTX)\b/i;
 
@@ -90,9 +92,11 @@ function gpuFromOrder(cells: string[], position: number): RowRead {
   const buses = cells.filter(isBusId);
   if (names.length > 1 || ids.length > 1 || buses.length > 1) return { bad: 'more than one GPU in one row' };
   const [name = null, id = null, bus = null] = [names[0], ids[0], buses[0]];
-  if (!isInt(cells[0]) && !name && !id && !bus) return { bad: 'no index, name, UUID or bus id in it' };
+  // a first cell that is a whole number is the index, unless no host has that many GPUs (a PID)
+  const index = isInt(cells[0]) && Number(cells[0]) < MAX_GPU_INDEX ? Number(cells[0]) : null;
+  if (index === null && !name && !id && !bus) return { bad: 'no index, name, UUID or bus id in it' };
   return {
-    gpu: gpuRow(isInt(cells[0]) ? Number(cells[0]) : position, { name, uuid: id, busId: bus }),
+    gpu: gpuRow(index ?? position, { name, uuid: id, busId: bus }),
     driver: null,
     count: null,
   };
