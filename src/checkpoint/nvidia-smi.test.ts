@@ -255,6 +255,29 @@ describe('readGpus', () => {
       },
     },
     {
+      name: 'the table under `watch` in WSL (CRLF; SMI 535, Windows driver 537), a GPU fallen off the bus (ERR!)',
+      file: 'nvidia-smi/table-535-wsl-watch-err.txt',
+      count: 2,
+      rows: [
+        {
+          index: 0,
+          name: 'NVIDIA GeForce RTX 3090',
+          memoryUsedMiB: 1190,
+          memoryTotalMiB: 24576,
+          utilizationPct: 4,
+        },
+        {
+          index: 1,
+          name: null,
+          busId: '00000000:02:00.0',
+          memoryUsedMiB: null,
+          memoryTotalMiB: null,
+          utilizationPct: null,
+        },
+      ],
+      extra: { driverVersion: '537.13', cudaVersion: '12.2' },
+    },
+    {
       name: 'the table of driver 570 (4 × A10G)',
       file: 'nvidia-smi/table-570-a10g-4gpus.txt',
       count: 4,
@@ -574,6 +597,11 @@ describe('readComputeApps', () => {
         },
         { pid: 9876, type: 'C', usedMemoryMiB: null },
       ],
+    },
+    {
+      name: 'a WSL table (PID 22, /Xwayland, memory N/A)',
+      file: 'nvidia-smi/table-535-wsl-watch-err.txt',
+      apps: [{ gpuIndex: 0, pid: 22, type: 'G', processName: '/Xwayland', usedMemoryMiB: null }],
     },
     {
       name: 'the Processes section alone',
