@@ -14,7 +14,7 @@ import {
   type GpuInventory,
   type ProcessListing,
 } from '../nvidia-smi.js';
-import { unread, WHERE_GPUS } from './gpu-rules.js';
+import { unread, unseenGpus, WHERE_GPUS } from './gpu-rules.js';
 
 const MEMORY_TITLE = "GPU memory in use (not the server's)";
 const PROCESSES_TITLE = 'No foreign processes on the GPUs';
@@ -80,9 +80,10 @@ export function memoryRule(f: ProcessFacts, limit: number, required: boolean): F
       hint: 'Free the GPUs (another container, a leftover worker) or run nvidia-smi where it sees every process (--pid=host).',
     });
   const unreadGpus = f.inv.gpus.filter((g) => g.memoryUsedMiB === null).map((g) => `GPU${g.index}`);
+  const unseen = unseenGpus(f.inv);
   const gaps = [
     ...(unreadGpus.length ? [`nvidia-smi gives no memory figure for ${unreadGpus.join(', ')}`] : []),
-    ...(f.inv.count === null ? [`the output is cut: ${f.inv.truncated}`] : []),
+    ...(unseen ? [unseen] : []),
   ];
   if (gaps.length > 0)
     return finding('gpus.memory', MEMORY_TITLE, 'fail', {

@@ -33,6 +33,14 @@ export function unread(
 
 const nameOf = (g: GpuRow) => g.name ?? 'unknown name';
 
+/** Why some GPUs of the host are not in the output (it was cut, or shows fewer than it counts), or null. */
+export function unseenGpus(inv: GpuInventory): string | null {
+  if (inv.count === null) return `the output is cut: ${inv.truncated ?? 'more GPUs may follow'}`;
+  if (inv.gpus.length < inv.count)
+    return `${inv.count - inv.gpus.length} of ${inv.count} GPUs are not shown (${inv.truncated ?? 'cut'})`;
+  return null;
+}
+
 /** `8 × NVIDIA L40S`, or `at least 2 × …` when the output was cut. */
 function countPhrase(inv: GpuInventory): string {
   const names = [...new Set(inv.gpus.map(nameOf))].join(', ');
@@ -119,6 +127,7 @@ export function modelRule(inv: GpuInventory, model: string, required: boolean, e
     (g) => g.name === null || (g.nameCut && !nameMatches(model, g.name.replace(/\.\.\.$/, ''))),
   );
   const base = { required, expected: model, evidence: [ev] };
+  const unseen = unseenGpus(inv);
   if (wrong.length > 0)
     return finding('gpus.model', 'GPU model', 'fail', {
       ...base,
@@ -126,7 +135,7 @@ export function modelRule(inv: GpuInventory, model: string, required: boolean, e
     });
   const gaps = [
     ...unknown.map((g) => `GPU${g.index}'s name is ${g.name === null ? 'not given' : `cut (${g.name})`}`),
-    ...(inv.count === null ? [`the output is cut: ${inv.truncated}`] : []),
+    ...(unseen ? [unseen] : []),
     ...(inv.gpus.length === 0 ? ['no GPUs listed'] : []),
   ];
   if (gaps.length > 0)

@@ -273,6 +273,20 @@ describe('GPU check through a stub nvidia-smi on PATH', () => {
     );
   });
 
+  it("with nvidia-smi -q showing 2 of its 4 attached GPUs, the count is known but the others' model and memory are not", async () => {
+    const q = fixture('nvidia-smi/query-q-h100-2gpus.txt').replace(/(Attached GPUs\s+: )2/, '$14');
+    withPath(stubNvidiaSmi({ gpus: q, apps: q, topo: fixture('topo-nvlink-8.txt') }));
+    const { findings } = await checkGpus(
+      ctxFor({ gpus: { count: 4, model: 'H100', max_memory_used_mib: 80000 } }),
+    );
+    const by = Object.fromEntries(findings.map((f) => [f.id, f]));
+    expect(by['gpus.count']).toMatchObject({ status: 'pass', found: '4' });
+    const unseen =
+      '2 of 4 GPUs are not shown (4 GPUs attached but 2 shown (cut short, or one GPU selected with -i))';
+    expect(by['gpus.model']).toMatchObject({ status: 'fail', found: `unknown: ${unseen}` });
+    expect(by['gpus.memory']).toMatchObject({ status: 'fail', found: `unknown: ${unseen}` });
+  });
+
   it('passes idle GPUs (a few MiB, no process) with no server running', async () => {
     withPath(
       stubNvidiaSmi({
