@@ -14,6 +14,7 @@ import { registerMerge } from './commands/merge.js';
 import { bareKillLeftoversFlag, registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSim } from './commands/sim.js';
+import { registerStore } from './commands/store.js';
 
 export function buildProgram(): Command {
   const program = new Command('benchgate')
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerK8s(program);
   registerSchema(program);
   registerCalibrate(program);
+  registerStore(program);
   for (const c of program.commands) c.exitOverride();
   return program;
 }
