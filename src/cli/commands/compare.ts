@@ -15,7 +15,9 @@ import { importSglang } from '../../results/import-sglang.js';
 import { importVllm } from '../../results/import-vllm.js';
 import { readRuns } from '../../results/read-run.js';
 import { chartFontDirs, writeArtifacts } from '../../results/write-artifacts.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
+import { noteToStderr } from './store-options.js';
 
 interface OutputFlags {
   format: string;
@@ -164,6 +166,7 @@ export function registerCompare(program: Command): void {
         const opts = { name: flags.name, startedAt: st.mtime.toISOString() };
         const run = flags.from === 'sglang' ? importSglang(text, file, opts) : importVllm(text, file, opts);
         const dir = await writeImportedRun(flags.out, run);
+        await recordRuns([dir], { results: flags.out, note: noteToStderr });
         for (const w of run.warnings) process.stderr.write(`benchgate: note: ${w}\n`);
         process.stdout.write(`${dir}\n`);
         return 0;
