@@ -9,6 +9,7 @@ import { registerCalibrate } from './commands/calibrate.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerGate } from './commands/gate.js';
 import { registerHistory } from './commands/history.js';
 import { registerK8s } from './commands/k8s.js';
 import { registerMerge } from './commands/merge.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerCalibrate(program);
   registerStore(program);
   registerHistory(program);
+  registerGate(program);
   for (const c of program.commands) c.exitOverride();
   return program;
 }

@@ -31,7 +31,7 @@ function parseFormat(v: string): ReportFormat {
   throw new BenchgateError('BG_E_USAGE', `--format expects one of ${FORMATS.join(', ')}; found "${v}".`);
 }
 
-function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
+export function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
   if (!values || values.length === 0) return undefined;
   const ids = values
     .flatMap((v) => v.split(','))
@@ -55,7 +55,7 @@ interface CompareFlags {
 }
 
 /** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
-function parseMinEffect(v: string | undefined): number | undefined {
+export function parseMinEffect(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v.trim().replace(/%$/, ''));
   if (!Number.isFinite(n) || n < 0 || n >= 100)
