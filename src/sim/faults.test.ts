@@ -53,7 +53,7 @@ describe('simulator faults', () => {
   it('slow=X stretches generation X times in real time and changes nothing the server reports', async () => {
     const timed = async (faults: string[]) => {
       const { h } = await sim({ timeScale: 1, faults });
-      const info = await (await fetch(`${h.url}/server_info`)).json();
+      const info = (await (await fetch(`${h.url}/server_info`)).json()) as Record<string, unknown>;
       await (await post(`${h.url}/generate`, streamBody(4))).text(); // connection and first-step costs
       const t0 = performance.now();
       await (await post(`${h.url}/generate`, streamBody(64))).text();

@@ -4,7 +4,7 @@
 // it becomes BG_E_STORE; any other failure to open says the file is not a usable store.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { BenchgateError } from '../core/errors.js';
 
 export type Row = Record<string, unknown>;
@@ -78,7 +78,10 @@ async function openOnce(path: string, readOnly: boolean): Promise<StoreDb> {
  * Opens the database at `path` (created when read-write and missing). Another process's lock is waited
  * out for up to `waitMs` (a `bench` adding its run while `serve` reads); then BG_E_STORE names the file.
  */
-export async function openDb(path: string, opts: { readOnly?: boolean; waitMs?: number } = {}): Promise<StoreDb> {
+export async function openDb(
+  path: string,
+  opts: { readOnly?: boolean; waitMs?: number } = {},
+): Promise<StoreDb> {
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (let delayMs = 25; ; delayMs = Math.min(500, delayMs * 2)) {
     try {

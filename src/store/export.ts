@@ -25,7 +25,10 @@ export async function exportParquet(
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
-    throw new BenchgateError('BG_E_USAGE', `--parquet: cannot create the directory ${dir} (${(e as Error).message}).`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `--parquet: cannot create the directory ${dir} (${(e as Error).message}).`,
+    );
   }
   const { sql, params } = filterSql(filter);
   const selected = `r.dir IN (SELECT dir FROM runs WHERE ${sql})`;

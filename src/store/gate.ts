@@ -50,9 +50,25 @@ export interface GateResult {
   validity: Comparison['validity'] | null;
 }
 
-function incomparable(run: RunListRow, reference: RunListRow | null, reason: string, minEffect: number): GateResult {
+function incomparable(
+  run: RunListRow,
+  reference: RunListRow | null,
+  reason: string,
+  minEffect: number,
+): GateResult {
   const ref = reference ? { id: reference.id, dir: reference.dir } : null;
-  return { schema: 'benchgate.gate/1', status: 'incomparable', exitCode: 2, reason, run: { id: run.id, dir: run.dir }, reference: ref, minEffect, checks: [], verdicts: [], validity: null };
+  return {
+    schema: 'benchgate.gate/1',
+    status: 'incomparable',
+    exitCode: 2,
+    reason,
+    run: { id: run.id, dir: run.dir },
+    reference: ref,
+    minEffect,
+    checks: [],
+    verdicts: [],
+    validity: null,
+  };
 }
 
 /** The last earlier run of the same configuration and workload that was not judged invalid. */
@@ -69,7 +85,12 @@ export async function lastComparable(db: StoreDb, run: RunListRow): Promise<RunL
 }
 
 /** The run's checks against the reference at every usable level, from the comparison's cells. */
-function checksOf(cmp: Comparison, runName: string, metrics: readonly MetricId[], minEffect: number): GateCheck[] {
+function checksOf(
+  cmp: Comparison,
+  runName: string,
+  metrics: readonly MetricId[],
+  minEffect: number,
+): GateCheck[] {
   const out: GateCheck[] = [];
   for (const row of cmp.levels.filter((r) => r.usable))
     for (const metric of metrics) {
@@ -80,7 +101,8 @@ function checksOf(cmp: Comparison, runName: string, metrics: readonly MetricId[]
       let outcome: GateCheck['outcome'] = 'untested';
       if (change !== null && Math.abs(change) < minEffect) outcome = 'no change';
       else if (change !== null && cell.significant === false) outcome = 'no change';
-      else if (change !== null && cell.significant) outcome = change > 0 === spec.higherIsBetter ? 'improvement' : 'regression';
+      else if (change !== null && cell.significant)
+        outcome = change > 0 === spec.higherIsBetter ? 'improvement' : 'regression';
       const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
       const ci = cell.ci ? `, 95% CI ${pct(cell.ci.low - 1)} to ${pct(cell.ci.high - 1)}` : ', no CI';
       const text = `${spec.label} at ${row.label}: ${change === null ? 'no value' : pct(change)}${change === null ? '' : ci} → ${outcome}`;
@@ -93,30 +115,80 @@ export async function runGate(db: StoreDb, o: GateOptions): Promise<GateResult> 
   const minEffect = o.minEffect ?? DEFAULT_MIN_EFFECT;
   const metrics = o.metrics?.length ? o.metrics : GATE_METRICS;
   const run = await findRun(db, o.run, o.cwd);
-  if (run.validity === 'invalid') return incomparable(run, null, `${run.id} is invalid, so it cannot be judged (\`benchgate runs --format json\` shows why).`, minEffect);
-  const reference = o.against === 'last' ? await lastComparable(db, run) : await findRun(db, o.against, o.cwd);
+  if (run.validity === 'invalid')
+    return incomparable(
+      run,
+      null,
+      `${run.id} is invalid, so it cannot be judged (\`benchgate runs --format json\` shows why).`,
+      minEffect,
+    );
+  const reference =
+    o.against === 'last' ? await lastComparable(db, run) : await findRun(db, o.against, o.cwd);
   if (!reference)
-    return incomparable(run, null, run.configFingerprint
-      ? `No earlier run in the store has the configuration and workload of ${run.id} and was not invalid.`
-      : `${run.id} has no verified configuration (no checkpoint ran), so no run can be called the same configuration.`, minEffect);
-  if (reference.dir === run.dir) return incomparable(run, reference, 'The run and the reference are the same run.', minEffect);
+    return incomparable(
+      run,
+      null,
+      run.configFingerprint
+        ? `No earlier run in the store has the configuration and workload of ${run.id} and was not invalid.`
+        : `${run.id} has no verified configuration (no checkpoint ran), so no run can be called the same configuration.`,
+      minEffect,
+    );
+  if (reference.dir === run.dir)
+    return incomparable(run, reference, 'The run and the reference are the same run.', minEffect);
   const loaded = await readRuns([reference.dir, run.dir]);
   let cmp: Comparison;
   try {
-    cmp = compareRuns(loaded, { baseline: loaded[0].name, metrics, minEffect, iterations: o.iterations, seed: o.seed });
+    cmp = compareRuns(loaded, {
+      baseline: loaded[0].name,
+      metrics,
+      minEffect,
+      iterations: o.iterations,
+      seed: o.seed,
+    });
   } catch (e) {
     if (isBenchgateError(e)) return incomparable(run, reference, e.message, minEffect);
     throw e;
   }
   if (cmp.verdictsWithheld) return incomparable(run, reference, cmp.verdictsWithheld, minEffect);
   const checks = checksOf(cmp, loaded[1].name, metrics, minEffect);
-  const base = { schema: 'benchgate.gate/1' as const, run: { id: run.id, dir: run.dir }, reference: { id: reference.id, dir: reference.dir }, minEffect, checks, verdicts: cmp.verdicts.map((v) => v.text), validity: cmp.validity };
+  const base = {
+    schema: 'benchgate.gate/1' as const,
+    run: { id: run.id, dir: run.dir },
+    reference: { id: reference.id, dir: reference.dir },
+    minEffect,
+    checks,
+    verdicts: cmp.verdicts.map((v) => v.text),
+    validity: cmp.validity,
+  };
   if (checks.length === 0) {
-    const why = cmp.levels.map((l) => `${l.label}: ${Object.values(l.flags).flat().map((f) => f.reason).join('; ') || 'no value'}`);
-    return { ...base, status: 'incomparable', exitCode: 2, reason: `No level could be judged (${why.join('; ')}).` };
+    const why = cmp.levels.map(
+      (l) =>
+        `${l.label}: ${
+          Object.values(l.flags)
+            .flat()
+            .map((f) => f.reason)
+            .join('; ') || 'no value'
+        }`,
+    );
+    return {
+      ...base,
+      status: 'incomparable',
+      exitCode: 2,
+      reason: `No level could be judged (${why.join('; ')}).`,
+    };
   }
   const regressions = checks.filter((c) => c.outcome === 'regression');
   if (regressions.length > 0)
-    return { ...base, status: 'regression', exitCode: 1, reason: `${regressions.length} regression(s) beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id}.` };
-  return { ...base, status: 'pass', exitCode: 0, reason: `No regression beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id} (${checks.length} checks).` };
+    return {
+      ...base,
+      status: 'regression',
+      exitCode: 1,
+      reason: `${regressions.length} regression(s) beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id}.`,
+    };
+  return {
+    ...base,
+    status: 'pass',
+    exitCode: 0,
+    reason: `No regression beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id} (${checks.length} checks).`,
+  };
 }

@@ -43,7 +43,10 @@ export function parseLevel(text: string, flag = '--level'): LevelKey {
   const m = /^(c|concurrency|r|rate)\s*=\s*([0-9.]+)$/i.exec(t) ?? /^([0-9.]+)\s*\/s$/.exec(t);
   const value = Number(m?.[2] ?? m?.[1]);
   if (!m || !(value > 0))
-    throw new BenchgateError('BG_E_USAGE', `${flag} expects c=N (concurrency) or rate=N (requests/s); found "${text}".`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `${flag} expects c=N (concurrency) or rate=N (requests/s); found "${text}".`,
+    );
   const kind = m.length === 3 && /^c/i.test(m[1]) ? 'concurrency' : 'rate';
   return { kind, value };
 }
@@ -106,7 +109,10 @@ export async function metricHistory(db: StoreDb, o: HistoryOptions): Promise<His
     const ci =
       value === null
         ? null
-        : await intervalOf(db, String(r.dir), level, o.metric, { iterations: o.iterations ?? 1000, seed: o.seed ?? 1 });
+        : await intervalOf(db, String(r.dir), level, o.metric, {
+            iterations: o.iterations ?? 1000,
+            seed: o.seed ?? 1,
+          });
     out.push({
       runId: String(r.id),
       dir: String(r.dir),

@@ -2,8 +2,8 @@
 // it to the results store. Recording never fails the run: the run directory is already complete and is the
 // truth, so a store that cannot be opened (in use, unusable) is only mentioned, with how to catch up.
 
-import { addRoots, addRuns } from './index-runs.js';
 import { findRunDirs } from './discover.js';
+import { addRoots, addRuns } from './index-runs.js';
 import { openStore, storeLocation } from './store.js';
 
 export interface RecordRunOptions {

@@ -63,7 +63,10 @@ export function parseCondition(text: string, flag = '--where'): Condition {
 export function parseDate(text: string, flag: string): string {
   const t = Date.parse(text);
   if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim()) || !Number.isFinite(t))
-    throw new BenchgateError('BG_E_USAGE', `${flag} expects a date such as 2026-12-01 or 2026-12-01T14:00Z; found "${text}".`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `${flag} expects a date such as 2026-12-01 or 2026-12-01T14:00Z; found "${text}".`,
+    );
   return new Date(t).toISOString();
 }
 
@@ -138,7 +141,10 @@ export async function findRun(db: StoreDb, ref: string, cwdDir: string): Promise
   const hits = byId.filter((r) => r.id === ref || r.dir === ref || r.dir === cwdDir);
   if (hits.length === 1) return hits[0];
   if (hits.length > 1)
-    throw new BenchgateError('BG_E_USAGE', `"${ref}" names several runs in the store: ${hits.map((h) => h.dir).join(', ')}.`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `"${ref}" names several runs in the store: ${hits.map((h) => h.dir).join(', ')}.`,
+    );
   const named = byId.filter((r) => r.name === ref);
   if (named.length > 0) return named[named.length - 1];
   throw new BenchgateError(

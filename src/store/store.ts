@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import { openDb, type StoreDb, StoreOpenError } from './db.js';
-import { indexRoots, type IndexOutcome } from './index-runs.js';
+import { type IndexOutcome, indexRoots } from './index-runs.js';
 import { STORE_DDL, STORE_FILE, STORE_SCHEMA_VERSION } from './schema.js';
 
 export interface StoreLocation {
@@ -39,7 +39,10 @@ async function openWritable(path: string): Promise<StoreDb> {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {
-    throw new BenchgateError('BG_E_STORE', `Cannot create the directory of the store ${path}: ${(e as Error).message}.`);
+    throw new BenchgateError(
+      'BG_E_STORE',
+      `Cannot create the directory of the store ${path}: ${(e as Error).message}.`,
+    );
   }
   try {
     return await openDb(path);
@@ -53,7 +56,8 @@ async function openWritable(path: string): Promise<StoreDb> {
 async function schemaVersion(db: StoreDb): Promise<number | null> {
   const tables = (await db.all('SELECT table_name FROM information_schema.tables')).map((r) => r.table_name);
   if (tables.length === 0) return null;
-  if (!tables.includes('meta')) throw unusable(db.path, `it holds tables ${tables.join(', ')} but no meta table`);
+  if (!tables.includes('meta'))
+    throw unusable(db.path, `it holds tables ${tables.join(', ')} but no meta table`);
   const row = (await db.all("SELECT value FROM meta WHERE key = 'schema_version'"))[0];
   const v = Number(row?.value);
   if (!Number.isInteger(v)) throw unusable(db.path, 'its meta table has no schema_version');

@@ -13,9 +13,14 @@ function cellText(v: Cell | unknown): string {
   return String(v);
 }
 
-export function textTable(columns: readonly string[], rows: readonly (readonly (Cell | unknown)[])[]): string {
+export function textTable(
+  columns: readonly string[],
+  rows: readonly (readonly (Cell | unknown)[])[],
+): string {
   const text = rows.map((r) => r.map(cellText));
-  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] == null));
+  const numeric = columns.map(
+    (_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] == null),
+  );
   const widths = columns.map((c, i) => Math.max(c.length, ...text.map((r) => r[i]?.length ?? 0)));
   const line = (cells: readonly string[]) =>
     cells

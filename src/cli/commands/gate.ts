@@ -36,14 +36,19 @@ async function gateCommand(runRef: string, flags: GateFlags): Promise<number> {
       if (ref !== 'last' && existsSync(resolve(ref))) await addRuns(db, await findRunDirs(resolve(ref)));
     const result = await runGate(db, {
       run: existsSync(resolve(runRef)) ? resolve(runRef) : runRef,
-      against: flags.against !== 'last' && existsSync(resolve(flags.against)) ? resolve(flags.against) : flags.against,
+      against:
+        flags.against !== 'last' && existsSync(resolve(flags.against))
+          ? resolve(flags.against)
+          : flags.against,
       metrics: parseMetrics(flags.metric),
       minEffect: parseMinEffect(flags.minEffect),
       iterations: parsePositive('--iterations', flags.iterations, { integer: true }),
       seed: parsePositive('--seed', flags.seed, { integer: true, allowZero: true }),
       cwd: process.cwd(),
     });
-    process.stdout.write(format === 'json' ? gateJson(result) : format === 'junit' ? gateJunit(result) : gateText(result));
+    process.stdout.write(
+      format === 'json' ? gateJson(result) : format === 'junit' ? gateJunit(result) : gateText(result),
+    );
     return result.exitCode;
   } finally {
     db.close();
@@ -58,8 +63,16 @@ export function registerGate(program: Command): void {
         'Regression gate for CI: compare RUN with the last valid run of the same configuration and workload (or --against RUN_ID); exit 0 pass, 1 regression, 2 nothing comparable.',
       )
       .argument('<run>', 'run id, run directory or run name (the latest of that name)')
-      .option('--against <run>', 'last (the last earlier run of the same config fingerprint and workload) or a run', 'last')
-      .option('--metric <names>', 'metrics judged, comma-separated or repeated (default output_throughput, ttft_p50, tpot_p50, e2e_p50)', collect)
+      .option(
+        '--against <run>',
+        'last (the last earlier run of the same config fingerprint and workload) or a run',
+        'last',
+      )
+      .option(
+        '--metric <names>',
+        'metrics judged, comma-separated or repeated (default output_throughput, ttft_p50, tpot_p50, e2e_p50)',
+        collect,
+      )
       .option('--min-effect <percent>', 'smallest change called a regression, in percent', '2')
       .option('--format <format>', 'text | json | junit', 'text')
       .option('--iterations <n>', 'bootstrap resamples per level and metric', '2000')

@@ -32,7 +32,10 @@ interface HistoryFlags extends StoreFlags, FilterFlags {
 
 async function historyCommand(metric: string, flags: HistoryFlags): Promise<number> {
   if (!isMetricId(metric))
-    throw new BenchgateError('BG_E_USAGE', `METRIC expects one of ${Object.keys(METRICS).join(', ')}; found "${metric}".`);
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `METRIC expects one of ${Object.keys(METRICS).join(', ')}; found "${metric}".`,
+    );
   if (flags.format !== 'text' && flags.format !== 'json')
     throw new BenchgateError('BG_E_USAGE', `--format expects text or json; found "${flags.format}".`);
   const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
@@ -64,7 +67,10 @@ async function historyCommand(metric: string, flags: HistoryFlags): Promise<numb
     ]);
     const unit = spec.unit ? ` (${spec.unit})` : '';
     process.stdout.write(
-      textTable(['started', 'run', 'level', `${metric}${unit}`, 'CI low', 'CI high', 'n', 'validity', 'note'], rows),
+      textTable(
+        ['started', 'run', 'level', `${metric}${unit}`, 'CI low', 'CI high', 'n', 'validity', 'note'],
+        rows,
+      ),
     );
     return 0;
   } finally {

@@ -25,8 +25,15 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 export function withStoreOptions(cmd: Command): Command {
   return cmd
-    .option('--results <dir>', 'results directory (the store lives in it unless --store says otherwise)', 'results')
-    .option('--store <path>', 'the store file (default <results>/benchgate-store.duckdb, or $BENCHGATE_STORE)');
+    .option(
+      '--results <dir>',
+      'results directory (the store lives in it unless --store says otherwise)',
+      'results',
+    )
+    .option(
+      '--store <path>',
+      'the store file (default <results>/benchgate-store.duckdb, or $BENCHGATE_STORE)',
+    );
 }
 
 export function withFilterOptions(cmd: Command): Command {
@@ -34,7 +41,11 @@ export function withFilterOptions(cmd: Command): Command {
     .option('--name <name>', 'run name (* matches anything)')
     .option('--engine <engine>', 'engine (sglang, vllm, llamacpp, tgi, openai)')
     .option('--engine-version <version>', 'engine version')
-    .option('--where <key=value>', 'configuration fact, repeatable (speculative.algorithm=EAGLE3, tp_size!=8)', collect)
+    .option(
+      '--where <key=value>',
+      'configuration fact, repeatable (speculative.algorithm=EAGLE3, tp_size!=8)',
+      collect,
+    )
     .option('--validity <list>', 'valid, suspect, invalid (comma-separated)')
     .option('--since <date>', 'runs started at or after this date (2026-12-01 or an ISO time)')
     .option('--until <date>', 'runs started at or before this date');

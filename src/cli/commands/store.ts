@@ -61,8 +61,15 @@ async function runsCommand(flags: RunsFlags): Promise<number> {
   const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
   try {
     const runs = await listRuns(db, filter);
-    const keys = (flags.show ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-    const shown = await configValues(db, runs.map((r) => r.dir), keys);
+    const keys = (flags.show ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const shown = await configValues(
+      db,
+      runs.map((r) => r.dir),
+      keys,
+    );
     if (format === 'json') {
       const out = runs.map((r) => ({ ...r, config: shown.get(r.dir) ?? {} }));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -96,8 +103,16 @@ async function queryCommand(sql: string, flags: StoreFlags & { format: string })
         const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
         return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
       };
-      process.stdout.write(`${[columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n')}\n`);
-    } else process.stdout.write(textTable(columns, rows.map((r) => columns.map((c) => r[c]))));
+      process.stdout.write(
+        `${[columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n')}\n`,
+      );
+    } else
+      process.stdout.write(
+        textTable(
+          columns,
+          rows.map((r) => columns.map((c) => r[c])),
+        ),
+      );
     return 0;
   } finally {
     db.close();
@@ -108,7 +123,9 @@ export function registerStore(program: Command): void {
   withStoreOptions(
     program
       .command('index')
-      .description('Rebuild the results store from run directories (default: the directories it was built from, else --results).')
+      .description(
+        'Rebuild the results store from run directories (default: the directories it was built from, else --results).',
+      )
       .argument('[dirs...]', 'results, matrix or run directories'),
   ).action(action(indexCommand));
 
@@ -116,8 +133,14 @@ export function registerStore(program: Command): void {
     withStoreOptions(
       program
         .command('runs')
-        .description('List the runs in the results store, filtered by name, engine, configuration, validity and date.')
-        .option('--show <keys>', 'also show these configuration facts as columns (comma-separated or repeated)', collect)
+        .description(
+          'List the runs in the results store, filtered by name, engine, configuration, validity and date.',
+        )
+        .option(
+          '--show <keys>',
+          'also show these configuration facts as columns (comma-separated or repeated)',
+          collect,
+        )
         .option('--format <format>', 'text | json', 'text'),
     ),
   ).action(action(runsCommand));
@@ -125,7 +148,9 @@ export function registerStore(program: Command): void {
   withStoreOptions(
     program
       .command('query')
-      .description('Run read-only SQL (one SELECT) over the results store; tables: runs, config, levels, requests, roots, meta.')
+      .description(
+        'Run read-only SQL (one SELECT) over the results store; tables: runs, config, levels, requests, roots, meta.',
+      )
       .argument('<sql>', 'the SELECT statement')
       .option('--format <format>', 'text | json | csv', 'text'),
   ).action(action(queryCommand));
