@@ -15,6 +15,7 @@ import { registerK8s } from './commands/k8s.js';
 import { registerMerge } from './commands/merge.js';
 import { bareKillLeftoversFlag, registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerServe } from './commands/serve.js';
 import { registerSim } from './commands/sim.js';
 import { registerStore } from './commands/store.js';
 
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerStore(program);
   registerHistory(program);
   registerGate(program);
+  registerServe(program);
   for (const c of program.commands) c.exitOverride();
   return program;
 }

@@ -13,6 +13,8 @@ export interface PlotPoint {
   low?: number | null;
   high?: number | null;
   hollow?: boolean;
+  /** Drawn with a highlight ring (a point on the Pareto frontier). */
+  ring?: boolean;
   /** Link target of the point (the dashboard's run page). */
   href?: string;
   note: string;
@@ -170,6 +172,10 @@ function seriesSvg(
     if (p.low != null && p.high != null && Number.isFinite(p.low) && Number.isFinite(p.high))
       out.push(
         `<line class="interval" x1="${cx}" y1="${fy(p.low).toFixed(1)}" x2="${cx}" y2="${fy(p.high).toFixed(1)}" stroke="${color}" stroke-width="1.5"/>`,
+      );
+    if (p.ring)
+      out.push(
+        `<circle class="frontier-point" cx="${cx}" cy="${fy(p.y).toFixed(1)}" r="10" fill="none" stroke="#f2b705" stroke-width="3"/>`,
       );
     const tip = `${s.name}: ${formatValue(p.y)} (${p.note})`;
     const dot = `<circle cx="${cx}" cy="${fy(p.y).toFixed(1)}" r="5" fill="${p.hollow ? '#ffffff' : color}" stroke="${color}" stroke-width="2"><title>${esc(tip)}</title></circle>`;
