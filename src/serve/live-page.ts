@@ -5,7 +5,7 @@
 
 import { page } from './layout.js';
 
-const SCRIPT = String.raw`
+const SCRIPT = `
 const root = document.getElementById('live');
 const status = document.getElementById('status');
 const el = (tag, attrs = {}, text) => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text !== undefined) e.textContent = text; return e; };

@@ -5,7 +5,7 @@
 import type { StoreDb } from '../store/db.js';
 import { configValues } from '../store/run-config.js';
 import { findRun, listRuns, parseCondition, type RunFilter, type RunListRow } from '../store/run-query.js';
-import { badge, esc, fmt, page, runLink, table, td } from './layout.js';
+import { badge, esc, page, runLink, table, td } from './layout.js';
 
 export interface RunsQuery {
   name?: string;
