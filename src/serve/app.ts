@@ -64,6 +64,7 @@ export function buildApp(opts: DashboardOptions): Hono {
   app.get('/history', (c) => html(c, '/history', (db) => historyPage(db, c.req.query())));
   app.get('/pareto', (c) => html(c, '/pareto', (db) => paretoPage(db, c.req.query('matrix'))));
   app.get('/live', (c) => c.html(livePage()));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/api/live', (c) =>
     streamSSE(c, async (stream) => {
       const roots = await liveRoots(loc);

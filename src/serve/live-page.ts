@@ -9,7 +9,7 @@ const SCRIPT = `
 const root = document.getElementById('live');
 const status = document.getElementById('status');
 const el = (tag, attrs = {}, text) => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text !== undefined) e.textContent = text; return e; };
-const f = (v, d) => v === null || v === undefined || !isFinite(v) ? '—' : (d !== undefined ? v.toFixed(d) : Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
+const f = (v, d) => v === null || v === undefined || !isFinite(v) ? '—' : Number.isInteger(v) && d === undefined ? v.toLocaleString('en-US') : (d !== undefined ? v.toFixed(d) : Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
 const secs = (s) => s === null ? '—' : s >= 90 ? Math.round(s / 60) + ' min' : Math.round(s) + ' s';
 function kpi(card, name, label, value) { const d = el('div', { 'data-kpi': name }); d.append(el('span', {}, label), el('b', { class: 'big' }, value)); card.append(d); }
 function spark(points) {
@@ -38,7 +38,7 @@ function card(s) {
   kpi(k, 'itl', 'ITL p50 / p99 (ms)', f(fig && fig.itlP50Ms, 2) + ' / ' + f(fig && fig.itlP99Ms, 2));
   kpi(k, 'errors', 'errors', fig ? String(fig.errors) + (fig.errors ? ' (' + Object.entries(fig.errorsByCode).map(e => e[0] + '×' + e[1]).join(' ') + ')' : '') : '0');
   kpi(k, 'eta', 'ETA level / run', secs(s.levelEtaS) + ' / ' + secs(s.runEtaS));
-  c.append(k, spark(s.throughput));
+  c.append(k, el('p', { class: 'note' }, 'output tokens per second of the running level, as requests complete'), spark(s.throughput));
   const t = el('table', { 'data-table': 'levels' }); const hr = el('tr');
   for (const h of ['level', 'status', 'done', 'out tok/s', 'TTFT p50', 'TTFT p99', 'ITL p50', 'errors', 'running', 'waiting', 'KV max', 'accept len', 'validity']) hr.append(el('th', {}, h));
   t.append(hr);

@@ -3,11 +3,11 @@
 // server passes (exit 0), the same configuration slowed by the simulator's slow fault is a regression
 // (exit 1), and a run with no comparable predecessor is "nothing comparable" (exit 2).
 
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../sim/index.js';
+import { benchAgainstSimulator as benchAgainstSim } from '../test-support/bench-sim.js';
 import { runCli } from '../test-support/run-cli.js';
 
 const results = mkdtempSync(join(tmpdir(), 'bg-gate-'));
@@ -15,21 +15,9 @@ afterAll(() => rmSync(results, { recursive: true, force: true }));
 
 /** One bench of 2 levels against a fresh simulator (optionally with faults); returns its run directory. */
 async function benchAgainstSimulator(name: string, faults: string[] = []): Promise<string> {
-  const sim = await startSimulator({ host: '127.0.0.1', port: 0, loadTimeS: 0, timeScale: 1, faults });
-  await sim.ready;
-  try {
-    const before = new Set(readdirSync(results));
-    const r = await runCli([
-      ...['bench', '--url', sim.url, '--concurrency', '2,8', '--requests', '32', '--warmup', '2'],
-      ...['--input-tokens', '64', '--output-tokens', '24', '--out', results, '--name', name],
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const added = readdirSync(results).filter((d) => !before.has(d) && d.includes(name));
-    expect(added).toHaveLength(1);
-    return join(results, added[0]);
-  } finally {
-    await sim.close();
-  }
+  const r = await benchAgainstSim({ results, name, sim: { faults } });
+  expect(r.code, r.stderr).toBe(0);
+  return r.dir;
 }
 
 // Closed-loop TTFT medians of 32 requests move by tens of percent between two starts of the same server on
