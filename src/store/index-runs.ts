@@ -2,7 +2,7 @@
 // turn it into rows (run-rows.ts) and replace whatever the store held for that directory, one transaction per
 // run. A directory that cannot be read is reported with why and skipped; it never stops the others.
 
-import type { DuckDBAppender } from '@duckdb/node-api';
+import { type DuckDBAppender, DuckDBTypeId, type DuckDBValue } from '@duckdb/node-api';
 import { isBenchgateError } from '../core/errors.js';
 import { readRun } from '../results/read-run.js';
 import type { Params, StoreDb } from './db.js';
@@ -16,12 +16,23 @@ export interface IndexOutcome {
   requests: number;
 }
 
+/** Appends rows with the typed append calls of each column (several times faster than appendValue). */
 function appendRows(appender: DuckDBAppender, rows: readonly Params[]): void {
+  const writers = Array.from({ length: appender.columnCount }, (_, i) => {
+    const id = appender.columnType(i).typeId;
+    if (id === DuckDBTypeId.INTEGER) return (v: unknown) => appender.appendInteger(Math.round(Number(v)));
+    if (id === DuckDBTypeId.DOUBLE) return (v: unknown) => appender.appendDouble(Number(v));
+    if (id === DuckDBTypeId.BOOLEAN) return (v: unknown) => appender.appendBoolean(Boolean(v));
+    if (id === DuckDBTypeId.VARCHAR) return (v: unknown) => appender.appendVarchar(String(v));
+    const type = appender.columnType(i);
+    return (v: unknown) => appender.appendValue(v as DuckDBValue, type);
+  });
   for (const row of rows) {
-    row.forEach((v, i) => {
-      if (v === null || v === undefined) appender.appendNull();
-      else appender.appendValue(v, appender.columnType(i));
-    });
+    for (let i = 0; i < writers.length; i++) {
+      const v = row[i];
+      if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))) appender.appendNull();
+      else writers[i](v);
+    }
     appender.endRow();
   }
   appender.flushSync();
