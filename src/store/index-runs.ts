@@ -30,7 +30,8 @@ function appendRows(appender: DuckDBAppender, rows: readonly Params[]): void {
   for (const row of rows) {
     for (let i = 0; i < writers.length; i++) {
       const v = row[i];
-      if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))) appender.appendNull();
+      if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v)))
+        appender.appendNull();
       else writers[i](v);
     }
     appender.endRow();
