@@ -150,7 +150,17 @@ export async function runGate(db: StoreDb, o: GateOptions): Promise<GateResult> 
     throw e;
   }
   if (cmp.verdictsWithheld) return incomparable(run, reference, cmp.verdictsWithheld, minEffect);
-  const checks = checksOf(cmp, loaded[1].name, metrics, minEffect);
+  return judged(cmp, run, reference, checksOf(cmp, loaded[1].name, metrics, minEffect), minEffect);
+}
+
+/** The gate's verdict from the checks of a comparison that could be drawn. */
+function judged(
+  cmp: Comparison,
+  run: RunListRow,
+  reference: RunListRow,
+  checks: GateCheck[],
+  minEffect: number,
+): GateResult {
   const base = {
     schema: 'benchgate.gate/1' as const,
     run: { id: run.id, dir: run.dir },
@@ -160,16 +170,14 @@ export async function runGate(db: StoreDb, o: GateOptions): Promise<GateResult> 
     verdicts: cmp.verdicts.map((v) => v.text),
     validity: cmp.validity,
   };
+  const effect = `the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id}`;
   if (checks.length === 0) {
-    const why = cmp.levels.map(
-      (l) =>
-        `${l.label}: ${
-          Object.values(l.flags)
-            .flat()
-            .map((f) => f.reason)
-            .join('; ') || 'no value'
-        }`,
-    );
+    const why = cmp.levels.map((l) => {
+      const reasons = Object.values(l.flags)
+        .flat()
+        .map((f) => f.reason);
+      return `${l.label}: ${reasons.join('; ') || 'no value'}`;
+    });
     return {
       ...base,
       status: 'incomparable',
@@ -177,18 +185,18 @@ export async function runGate(db: StoreDb, o: GateOptions): Promise<GateResult> 
       reason: `No level could be judged (${why.join('; ')}).`,
     };
   }
-  const regressions = checks.filter((c) => c.outcome === 'regression');
-  if (regressions.length > 0)
+  const regressions = checks.filter((c) => c.outcome === 'regression').length;
+  if (regressions > 0)
     return {
       ...base,
       status: 'regression',
       exitCode: 1,
-      reason: `${regressions.length} regression(s) beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id}.`,
+      reason: `${regressions} regression(s) beyond ${effect}.`,
     };
   return {
     ...base,
     status: 'pass',
     exitCode: 0,
-    reason: `No regression beyond the minimum effect of ${(minEffect * 100).toFixed(1)}% against ${reference.id} (${checks.length} checks).`,
+    reason: `No regression beyond ${effect} (${checks.length} checks).`,
   };
 }
