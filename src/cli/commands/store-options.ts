@@ -69,7 +69,12 @@ export function filterOf(flags: FilterFlags): RunFilter {
     where: (flags.where ?? []).map((w) => parseCondition(w)),
     validity,
     since: flags.since ? parseDate(flags.since, '--since') : undefined,
-    until: flags.until ? parseDate(flags.until, '--until') : undefined,
+    // a date alone means through the end of that day
+    until: flags.until
+      ? /^\d{4}-\d{2}-\d{2}$/.test(flags.until.trim())
+        ? new Date(Date.parse(parseDate(flags.until, '--until')) + 86_399_999).toISOString()
+        : parseDate(flags.until, '--until')
+      : undefined,
   };
 }
 
