@@ -3,10 +3,10 @@
 // DuckDB (@duckdb/node-api) and, when better-sqlite3 can be loaded, the same rows into SQLite; then p99 TTFT
 // over every request record (one global, one per run and level), DuckDB also straight from the
 // requests.jsonl files, and the cost of the hook `bench` pays to add one run. Prints figures, asserts nothing.
-// argv: [runs=50] [recordsPerRun=20000]. SQLite: `npm install --no-save better-sqlite3@12.11.1`, or set
+// argv: [runs=50] [recordsPerRun=20000] [data directory, kept and reused when given]. SQLite: `npm install --no-save better-sqlite3@12.11.1`, or set
 // BETTER_SQLITE3 to the package's directory in another install.
 
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -102,6 +102,9 @@ async function insertRun(db: SqliteDb, dir: string, id: string) {
     for (const r of list) st.run(...r.map(toSqlite));
   };
   db.transaction(() => {
+    // replace the run's rows, as the product's indexer does
+    for (const t of ['runs', 'config', 'levels', 'requests'])
+      db.prepare(`DELETE FROM ${t} WHERE dir = ?`).run(dir);
     insert('runs', [rows.run]);
     insert('config', rows.config);
     insert('levels', rows.levels);
@@ -143,38 +146,42 @@ async function measureSqlite(
   db.close();
   const addOneS = await seconds(async () => {
     const again = open(path);
-    await insertRun(again, found[0].dir, `${found[0].id}-again`);
+    await insertRun(again, found[0].dir, found[0].id);
     again.close();
   });
   return { indexS, p99S, groupsS, filesS: null, addOneS, sizeMb: mb(path) + mb(`${path}-wal`), p99 };
+}
+
+const HEAD =
+  'engine                                     index s  p99 all s  p99 per level s  p99 from jsonl s  add 1 run s  size MB  p99 TTFT ms\n';
+
+function printRow(name: string, r: Measured): void {
+  const f = (v: number | null, d = 2) => (v === null ? '—' : v.toFixed(d));
+  process.stdout.write(
+    `${name.padEnd(42)} ${f(r.indexS, 1).padStart(7)}  ${f(r.p99S, 3).padStart(9)}  ${f(r.groupsS, 3).padStart(15)}  ${f(r.filesS, 3).padStart(16)}  ${f(r.addOneS).padStart(11)}  ${f(r.sizeMb, 0).padStart(7)}  ${f(r.p99, 1).padStart(11)}\n`,
+  );
 }
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 50);
   const perRun = Number(process.argv[3] ?? 20_000);
   const work = mkdtempSync(join(tmpdir(), 'bg-bench-store-'));
-  const root = join(work, 'results');
+  const root = process.argv[4] ?? join(work, 'results');
   try {
-    let records = 0;
-    const writeS = await seconds(() => {
-      records = writeSyntheticRuns(root, runs, perRun);
-    });
-    process.stdout.write(
-      `${runs} runs, ${records.toLocaleString('en-US')} request records written in ${writeS.toFixed(1)} s (${mb(join(root, 'bench-run-000', 'requests.jsonl')).toFixed(1)} MB requests.jsonl per run)\n`,
-    );
-    const rows: [string, Measured][] = [
-      ['DuckDB 1.5.6 (@duckdb/node-api 1.5.6-r.1)', await measureDuckDb(root, work)],
-    ];
-    const sqlite = await loadSqlite();
-    if (sqlite) rows.push(['SQLite (better-sqlite3)', await measureSqlite(sqlite, root, work)]);
-    const f = (v: number | null, d = 2) => (v === null ? '—' : v.toFixed(d));
-    process.stdout.write(
-      'engine                                     index s  p99 all s  p99 per level s  p99 from jsonl s  add 1 run s  size MB  p99 TTFT ms\n',
-    );
-    for (const [name, r] of rows)
+    if (!existsSync(join(root, 'bench-run-000'))) {
+      let records = 0;
+      const writeS = await seconds(() => {
+        records = writeSyntheticRuns(root, runs, perRun);
+      });
+      const perRunMb = mb(join(root, 'bench-run-000', 'requests.jsonl')).toFixed(1);
       process.stdout.write(
-        `${name.padEnd(42)} ${f(r.indexS, 1).padStart(7)}  ${f(r.p99S, 3).padStart(9)}  ${f(r.groupsS, 3).padStart(15)}  ${f(r.filesS, 3).padStart(16)}  ${f(r.addOneS).padStart(11)}  ${f(r.sizeMb, 0).padStart(7)}  ${f(r.p99, 1).padStart(11)}\n`,
+        `${runs} runs, ${records.toLocaleString('en-US')} request records written in ${writeS.toFixed(1)} s (${perRunMb} MB requests.jsonl per run)\n`,
       );
+    } else process.stdout.write(`reusing the runs in ${root}\n`);
+    process.stdout.write(HEAD);
+    printRow('DuckDB 1.5.6 (@duckdb/node-api 1.5.6-r.1)', await measureDuckDb(root, work));
+    const sqlite = await loadSqlite();
+    if (sqlite) printRow('SQLite 3.53.2 (better-sqlite3 12.11.1)', await measureSqlite(sqlite, root, work));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
