@@ -16,6 +16,8 @@ export interface RecordRunOptions {
 
 /** Adds the runs in `dirs` (run, matrix or results directories) to the store; never throws. */
 export async function recordRuns(dirs: readonly string[], opts: RecordRunOptions): Promise<void> {
+  // BENCHGATE_STORE=off: the user keeps run directories only (benchgate index can still build a store later)
+  if ((opts.env ?? process.env).BENCHGATE_STORE?.toLowerCase() === 'off') return;
   const loc = storeLocation({ results: opts.results }, opts.env);
   try {
     const { db } = await openStore(loc, opts.note);

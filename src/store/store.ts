@@ -18,13 +18,14 @@ export interface StoreLocation {
   roots: string[];
 }
 
-/** --store PATH, else $BENCHGATE_STORE, else <results>/benchgate-store.duckdb. */
+/** --store PATH, else $BENCHGATE_STORE (unless `off`), else <results>/benchgate-store.duckdb. */
 export function storeLocation(
   opts: { store?: string; results?: string },
   env: Record<string, string | undefined> = process.env,
 ): StoreLocation {
   const results = resolve(opts.results ?? 'results');
-  const explicit = opts.store ?? env.BENCHGATE_STORE;
+  const fromEnv = env.BENCHGATE_STORE?.toLowerCase() === 'off' ? undefined : env.BENCHGATE_STORE;
+  const explicit = opts.store ?? fromEnv;
   return { path: resolve(explicit || join(results, STORE_FILE)), roots: [results] };
 }
 

@@ -29,7 +29,8 @@ export async function benchAgainstSimulator(
   await sim.ready;
   try {
     const before = new Set(readdirSync(o.results));
-    const running = runCli([
+    // the suite turns recording off (vitest.config.ts); these runs are recorded, as a user's are
+    const args = [
       'bench',
       '--url',
       sim.url,
@@ -38,7 +39,8 @@ export async function benchAgainstSimulator(
       o.results,
       '--name',
       o.name,
-    ]);
+    ];
+    const running = runCli(args, { env: { BENCHGATE_STORE: '' } });
     o.onStart?.();
     const r = await running;
     const added = readdirSync(o.results).filter((d) => !before.has(d) && d.includes(o.name));
