@@ -123,7 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', () 
     expect(problems).toEqual([]);
   });
 
-  it('marks the frontier of the matrix in the Pareto view, each point linking to its run', async () => {
+  it('marks the frontier of the matrix in the Pareto view, each point linking to its run and on to its history', async () => {
     const { page, problems } = await open('/pareto');
     expect(await page.locator('h1').textContent()).toContain(MATRIX);
     expect(await page.locator('svg path.frontier').count()).toBe(1);
@@ -138,6 +138,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', () 
     await page.locator('#chart svg a').first().click();
     await page.waitForURL(/\/run\?id=/);
     expect(await page.locator('h1').textContent()).toContain(MATRIX);
+    // from a run to the history of its configuration: one point per level, each with its interval
+    await page.click('text=history of this configuration');
+    await page.waitForURL(/\/history\?config=/);
+    expect(await page.locator('#chart svg a circle').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('#chart svg line.interval').count()).toBeGreaterThanOrEqual(3);
     expect(problems).toEqual([]);
   });
 
