@@ -29,7 +29,7 @@ function isLive(dir: string, nowMs: number, idleLimitS: number): boolean {
   return nowMs - Math.max(...changed) < idleLimitS * 1000;
 }
 
-/** Live run directories under the given results directories, newest activity first is not promised. */
+/** Live run directories under the given results directories, in path order. */
 export function findLiveRuns(roots: readonly string[], idleLimitS = LIVE_IDLE_LIMIT_S): string[] {
   const out: string[] = [];
   const now = Date.now();
@@ -42,8 +42,10 @@ export function findLiveRuns(roots: readonly string[], idleLimitS = LIVE_IDLE_LI
     } catch {
       return;
     }
-    if (entries.some((e) => e.isFile() && e.name === 'manifest.json') && isLive(dir, now, idleLimitS))
-      out.push(dir);
+    // a matrix config's assembled run (beside its levels/) is not measured itself: its levels are
+    const assembled = entries.some((e) => e.isDirectory() && e.name === 'levels');
+    const hasManifest = entries.some((e) => e.isFile() && e.name === 'manifest.json');
+    if (!assembled && hasManifest && isLive(dir, now, idleLimitS)) out.push(dir);
     if (depth >= MAX_DEPTH) return;
     for (const e of entries)
       if (
