@@ -167,7 +167,8 @@ export class SimulatedServer implements SurfaceContext {
     return createScheduler({
       profile: this.profile,
       served: this.served,
-      timeScale: this.timeScale,
+      // the slow fault: the modelled GPUs run slower in real time, everything else unchanged
+      timeScale: this.timeScale / this.faults.slowFactor,
       beforeFirstDecode: this.faults.crashOnFirstDecode ? crash : undefined,
       stepLogger: this.surface.logs.stepLogger?.({
         served: this.served,

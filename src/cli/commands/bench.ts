@@ -13,8 +13,10 @@ import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
 import { runBench } from '../../session/run-bench.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parsePositive, parseWorkers } from '../action.js';
 import { withInterrupt } from '../terminal.js';
+import { noteToStderr } from './store-options.js';
 
 interface BenchFlags {
   url?: string;
@@ -150,6 +152,7 @@ export function registerBench(program: Command): void {
               beforeLoad: gate.beforeLoad,
               afterLevel: gate.afterLevel,
             });
+            await recordRuns([result.runDir], { results: plan.output, note: noteToStderr });
             if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
             else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
             if (result.interrupted) return interruptExit();

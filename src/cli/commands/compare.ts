@@ -15,7 +15,9 @@ import { importSglang } from '../../results/import-sglang.js';
 import { importVllm } from '../../results/import-vllm.js';
 import { readRuns } from '../../results/read-run.js';
 import { chartFontDirs, writeArtifacts } from '../../results/write-artifacts.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
+import { noteToStderr } from './store-options.js';
 
 interface OutputFlags {
   format: string;
@@ -29,7 +31,7 @@ function parseFormat(v: string): ReportFormat {
   throw new BenchgateError('BG_E_USAGE', `--format expects one of ${FORMATS.join(', ')}; found "${v}".`);
 }
 
-function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
+export function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
   if (!values || values.length === 0) return undefined;
   const ids = values
     .flatMap((v) => v.split(','))
@@ -53,7 +55,7 @@ interface CompareFlags {
 }
 
 /** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
-function parseMinEffect(v: string | undefined): number | undefined {
+export function parseMinEffect(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v.trim().replace(/%$/, ''));
   if (!Number.isFinite(n) || n < 0 || n >= 100)
@@ -164,6 +166,7 @@ export function registerCompare(program: Command): void {
         const opts = { name: flags.name, startedAt: st.mtime.toISOString() };
         const run = flags.from === 'sglang' ? importSglang(text, file, opts) : importVllm(text, file, opts);
         const dir = await writeImportedRun(flags.out, run);
+        await recordRuns([dir], { results: flags.out, note: noteToStderr });
         for (const w of run.warnings) process.stderr.write(`benchgate: note: ${w}\n`);
         process.stdout.write(`${dir}\n`);
         return 0;

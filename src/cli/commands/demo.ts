@@ -8,8 +8,10 @@ import { defaultStages } from '../../matrix/default-stages.js';
 import { buildDemoPlan, STORY_TIME_SCALE } from '../../matrix/demo-plan.js';
 import { renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
 import { matrixConsole, withInterrupt } from '../terminal.js';
+import { noteToStderr } from './store-options.js';
 
 /** How to start this very benchgate again as a child: the built CLI, or the TypeScript source under tsx. */
 export function selfArgv(): string[] {
@@ -72,6 +74,7 @@ export function registerDemo(program: Command): void {
             stages: defaultStages(),
             signal,
           });
+          await recordRuns([result.matrixDir], { results: flags.out, note: noteToStderr });
           if (result.comparison) io.print(result.comparison.text);
           io.print(renderMatrixSummary(plan, result));
           if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);

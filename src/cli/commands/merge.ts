@@ -3,7 +3,9 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_SKEW_MS, mergeShardRuns } from '../../results/merge.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
+import { noteToStderr } from './store-options.js';
 
 export function registerMerge(program: Command): void {
   program
@@ -24,6 +26,7 @@ export function registerMerge(program: Command): void {
         const maxSkewMs = parsePositive('--max-skew-ms', flags.maxSkewMs);
         const outDir = flags.out ?? dirname(resolve(dirs[0]!));
         const r = await mergeShardRuns({ dirs, outDir, maxSkewMs });
+        await recordRuns([r.runDir], { results: outDir, note: noteToStderr });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ runDir: r.runDir, merge: r.merge }, null, 2)}\n`);
           return 0;

@@ -1,6 +1,7 @@
 // `benchgate run PLAN`: the configuration matrix (launch → ready → checkpoint → sweep → tear down per
 // config, then compare). Wiring only: flags → runMatrix, results → stdout, progress → stderr.
 
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { silentProgress, stderrProgress } from '../../load/progress.js';
 import { defaultStages } from '../../matrix/default-stages.js';
@@ -8,8 +9,10 @@ import { matrixExitCode, renderMatrixSummary } from '../../matrix/render-summary
 import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
 import { loadPlanFile } from '../../plan/load.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parseWorkers } from '../action.js';
 import { askYesNo, matrixConsole, withInterrupt } from '../terminal.js';
+import { noteToStderr } from './store-options.js';
 
 interface RunFlags {
   resume?: string;
@@ -81,6 +84,7 @@ export function registerRun(program: Command): void {
               onProgress: io.progress,
               json: flags.json ?? false,
             });
+            await recordRuns([r.runDir], { results: plan.output, note: noteToStderr });
             if (flags.json)
               process.stdout.write(
                 `${JSON.stringify({ runDir: r.runDir, comparison: r.comparison?.json ?? null }, null, 2)}\n`,
@@ -113,6 +117,7 @@ export function registerRun(program: Command): void {
             stages: defaultStages(),
             signal,
           });
+          await recordRuns([result.matrixDir], { results: dirname(result.matrixDir), note: noteToStderr });
           if (flags.json) {
             process.stdout.write(
               `${JSON.stringify({ schema: 'benchgate.matrix/1', ...result, comparison: result.comparison?.json ?? null }, null, 2)}\n`,

@@ -157,7 +157,7 @@ export function registerSim(program: Command): void {
     .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
-      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS.`,
+      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, slow=X, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS.`,
     )
     .allowUnknownOption(true)
     .allowExcessArguments(true)
