@@ -41,16 +41,15 @@ export function judgeLevelStop(o: {
   validity: LevelValidity;
   progress: ProgressView;
 }): LevelStop | null {
-  const stop = o.errorStop
-    ? errorRateStop(o.level, o.errorStop, o.threshold)
-    : o.validity.endRun
-      ? driftStop(o.level, o.validity.endRun)
-      : null;
-  if (stop) {
+  const rate = o.errorStop ? errorRateStop(o.level, o.errorStop, o.threshold) : null;
+  const drift = o.validity.endRun ? driftStop(o.level, o.validity.endRun) : null;
+  for (const stop of [rate, drift]) {
+    if (!stop) continue;
     o.validity.valid = false;
     // a drift's reasons are already the level's; an error-rate stop adds its own
-    if (o.errorStop) o.validity.reasons.push(stop.message);
+    if (stop === rate) o.validity.reasons.push(stop.message);
     o.progress.note(`benchgate: ${stop.message} [${stop.code}]`);
   }
-  return stop;
+  // the failed re-check ends the run even when the level also stopped on its error rate
+  return drift ?? rate;
 }
