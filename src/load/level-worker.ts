@@ -9,7 +9,8 @@ import { destroyAgents, preconnect, streamRequest } from '../client/stream-reque
 import { threadClock } from '../core/shared-clock.js';
 import { runLevel } from './level-runner.js';
 import { startSelfCheck } from './self-check.js';
-import type { FromWorker, ToWorker, WorkerJob } from './worker-protocol.js';
+import { actOutWorkerFault, workerFaultFor } from './worker-faults.js';
+import { type FromWorker, HEARTBEAT_MS, type ToWorker, type WorkerJob } from './worker-protocol.js';
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -30,8 +31,14 @@ async function main(): Promise<void> {
     else if (m.t === 'interrupt') interrupt.abort();
     else if (m.t === 'stamp') post({ t: 'stamp', sinceAnchorMs: performance.now() - originMs });
   });
+  // the coordinator's watchdog ends a worker that stops sending these (a blocked event loop)
+  const heartbeat = setInterval(() => post({ t: 'alive' }), HEARTBEAT_MS);
+  heartbeat.unref();
+  post({ t: 'alive' });
   try {
     await preconnect(job.baseUrl, job.preconnect, job.timeouts.connectMs);
+    const fault = workerFaultFor(process.env, job.workerIndex);
+    if (fault) actOutWorkerFault(fault);
     const check = startSelfCheck({ thread: true });
     const n = job.requests.length;
     const result = await runLevel({
@@ -70,6 +77,7 @@ async function main(): Promise<void> {
       onRecord: (record) => post({ t: 'record', record }),
     });
     const self = check.stop();
+    clearInterval(heartbeat);
     destroyAgents();
     post({
       t: 'done',
@@ -80,6 +88,7 @@ async function main(): Promise<void> {
       self,
     });
   } catch (e) {
+    clearInterval(heartbeat);
     destroyAgents();
     const err = e as { code?: unknown; message?: unknown; details?: unknown };
     post({

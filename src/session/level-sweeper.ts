@@ -99,7 +99,12 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
       p.shape.durationMs,
     );
     const telemetry = await telemetryOf.start(li);
-    const sent = await sendPrepared(c, p, o, telemetry, () => nextId++);
+    const sent = await sendPrepared(c, p, o, telemetry, () => nextId++).catch(async (e: unknown) => {
+      // a failed level (a load worker's error) stops its sampling too: no timer outlives the run
+      await telemetry.stop(o.store.dir).catch(() => undefined);
+      c.progress.levelDone();
+      throw e;
+    });
     const server = await telemetry.stop(o.store.dir);
     c.progress.levelDone();
     const { result } = sent;
