@@ -6,14 +6,14 @@
 
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { destroyAgents, preconnect, streamRequest } from '../client/stream-request.js';
-import { threadClock } from '../core/shared-clock.js';
+import { type ThreadClock, threadClock } from '../core/shared-clock.js';
 import { runLevel, type SendArgs } from './level-runner.js';
 import { startSelfCheck } from './self-check.js';
 import { actOutWorkerFault, workerFaultFor } from './worker-faults.js';
 import { type FromWorker, HEARTBEAT_MS, type ToWorker, type WorkerJob } from './worker-protocol.js';
 
 /** The coordinator's messages: the common start, the error-rate stop, the interrupt, a clock stamp. */
-function listen(port: MessagePort, post: (m: FromWorker) => void, originMs: number) {
+function listen(port: MessagePort, post: (m: FromWorker) => void, clock: ThreadClock, originMs: number) {
   const interrupt = new AbortController();
   const halt = new AbortController();
   let go: (startSharedMs: number) => void = () => {};
@@ -32,7 +32,7 @@ function listen(port: MessagePort, post: (m: FromWorker) => void, originMs: numb
       interrupt.signal.addEventListener('abort', () => resolve(null), { once: true }),
     );
     const startSharedMs = await Promise.race([started, stop]);
-    return startSharedMs === null ? performance.now() : threadClock().toLocal(startSharedMs);
+    return startSharedMs === null ? performance.now() : clock.toLocal(startSharedMs);
   };
   return { interrupt: interrupt.signal, halt: halt.signal, commonStart };
 }
@@ -78,7 +78,8 @@ async function main(): Promise<void> {
   const post = (m: FromWorker): void => port.postMessage(m);
   const clock = threadClock();
   const originMs = clock.toLocal(job.anchorSharedMs);
-  const ctl = listen(port, post, originMs);
+  // one clock for the thread: every conversion must use the same offset
+  const ctl = listen(port, post, clock, originMs);
   // the coordinator's watchdog ends a worker that stops sending these (a blocked event loop)
   const heartbeat = setInterval(() => post({ t: 'alive' }), HEARTBEAT_MS);
   heartbeat.unref();
