@@ -120,7 +120,8 @@ export async function runConfig(m: MatrixContext, config: ResolvedConfig): Promi
   const r = await openConfigRun(m, config);
   const at = m.resuming ? reentryStage(r) : null;
   if (nothingLeft(r)) return finishKept(r, at);
-  if (at) logReentry(r, at);
+  // a clean-up stage is no place to re-enter a config that has levels to run again
+  if (at && !at.always) logReentry(r, at);
   r.st.status = 'running';
   r.st.failure = null;
   await m.save();
