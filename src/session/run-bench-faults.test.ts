@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -168,6 +168,7 @@ describe('runBench under server faults', () => {
     } finally {
       await first.close();
       await (second as Awaited<ReturnType<typeof startSimulator>> | null)?.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

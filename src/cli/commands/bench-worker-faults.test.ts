@@ -2,7 +2,7 @@
 // simulator and the real CLI: the command ends with the worker's error (or the interrupt), never hangs,
 // and the run directory says why it is incomplete. Workers are told to fail by BENCHGATE_TEST_WORKER_FAULT.
 
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,12 @@ import { startSimulator } from '../../sim/index.js';
 import { type CliResult, startCli } from '../test-support/cli-process.js';
 
 let sim: SimulatorHandle;
+const made: string[] = [];
+const tmp = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'bg-worker-fault-'));
+  made.push(d);
+  return d;
+};
 beforeAll(async () => {
   sim = await startSimulator({
     host: '127.0.0.1',
@@ -25,6 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim.close();
+  for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
 /** Starts bench with a worker fault; a CLI still running after `limitMs` is killed (the test then fails). */
@@ -51,7 +58,7 @@ function summaryOf(out: string): RunSummary {
 
 describe('benchgate bench when a load worker fails', () => {
   it('ends with the worker’s error and exit 1 instead of hanging (no telemetry timer outlives the level)', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'bg-worker-fault-'));
+    const out = tmp();
     const r = await benchWithFault('throw:0', out).done;
     expect(r.signal).toBeNull();
     expect(r.code).toBe(1);
@@ -60,7 +67,7 @@ describe('benchgate bench when a load worker fails', () => {
   }, 120_000);
 
   it('stops at the first Ctrl-C when a worker busy-loops: exit 130, the run marked interrupted', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'bg-worker-fault-'));
+    const out = tmp();
     const { child, done } = benchWithFault('spin:1', out);
     let stderr = '';
     child.stderr?.on('data', (c) => {
