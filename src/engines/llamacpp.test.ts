@@ -103,11 +103,43 @@ describe('llama.cpp command line', () => {
     expect(f['speculative.num_steps']).toEqual({ value: 8, source: 'pid 1' });
   });
 
-  it('-md alone loads a draft but does not speculate: algorithm absent', () => {
-    const f = read(['-m', 'main.gguf', '-md', 'draft.gguf']);
-    expect(f['speculative.algorithm'].value).toBeNull();
-    expect(f['speculative.algorithm'].source).toContain('-md without --spec-type');
+  const readWith = (argv: string[], live: Record<string, string | boolean>) =>
+    llamacppAdapter.readProcess(
+      ['llama-server', ...argv],
+      null,
+      'pid 1',
+      Object.fromEntries(Object.entries(live).map(([k, value]) => [k, { value, source: 'GET /props' }])),
+    );
+
+  it.each([
+    [
+      'a 2026-08 build (b10587): loads a draft but does not speculate',
+      { engine_version: 'b10587-3f545becc' },
+      null,
+    ],
+    [
+      'a late-2025 build (b7205): the draft model speculates',
+      { engine_version: 'b7205-ab49f094d' },
+      'DRAFT-SIMPLE',
+    ],
+    ['/slots speculative: true on any build', { 'llamacpp.speculative': true }, 'DRAFT-SIMPLE'],
+    ['/slots speculative: false on any build', { 'llamacpp.speculative': false }, null],
+  ])('-md without --spec-type, %s', (_name, live, algorithm) => {
+    const f = readWith(['-m', 'main.gguf', '-md', 'draft.gguf'], live);
+    expect(f['speculative.algorithm']).toMatchObject({ value: algorithm, inferred: true });
+    expect(f['speculative.algorithm'].source).toContain('-md without a --spec-type');
     expect(f['speculative.draft_model'].value).toBe('draft.gguf');
+  });
+
+  it.each([
+    ['no build at all', {}, 'the server did not say its build'],
+    ['a build without git metadata', { engine_version: 'b0-unknown' }, 'without git metadata'],
+    ['a build next to the change (b9470)', { engine_version: 'b9470-aaaaaaa' }, 'too close to b9474'],
+  ])('-md without --spec-type on %s: the algorithm stays unknown and says why', (_n, live, why) => {
+    const f = readWith(['-m', 'main.gguf', '-md', 'draft.gguf'], live);
+    expect(f['speculative.algorithm']).toBeUndefined();
+    expect(f['llamacpp.speculation_rule'].value).toContain(why);
+    expect(f['llamacpp.speculation_rule'].value).toContain('b9474 (2026-06-01, commit 5dcb71166, #23988)');
   });
 
   it('no draft model and no --spec-type: algorithm absent, not unknown', () => {
@@ -120,7 +152,15 @@ describe('llama.cpp command line', () => {
   it('ngram types speculate without a draft model; --spec-default means ngram-mod', () => {
     expect(read(['--spec-type', 'ngram-simple'])['speculative.algorithm'].value).toBe('NGRAM-SIMPLE');
     expect(read(['--spec-default'])['speculative.algorithm'].value).toBe('NGRAM-MOD');
-    expect(read(['--spec-type', 'none', '-md', 'd.gguf'])['speculative.algorithm'].value).toBeNull();
+    expect(
+      readWith(['--spec-type', 'none', '-md', 'd.gguf'], { engine_version: 'b10587-3f545becc' })[
+        'speculative.algorithm'
+      ].value,
+    ).toBeNull();
+    // type names before b9146 read as today's
+    expect(read(['--spec-type', 'ngram_simple,draft'])['speculative.algorithm'].value).toBe(
+      'NGRAM-SIMPLE,DRAFT-SIMPLE',
+    );
   });
 
   it('reads LLAMA_ARG_* environment variables when the flag is not given', () => {

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findCrashes,
-  findFailedStart,
-  lineTimestamp,
-  logicalLines,
-  logReadingFromStarts,
-  startIndices,
-  startRegionFirst,
-  stripAnsi,
-} from './logtext.js';
+import { findCrashes, findFailedStart } from './log-crashes.js';
+import { logReadingFromStarts, startIndices, startRegionFirst } from './log-reading.js';
+import { lineTimestamp, logicalLines, stripAnsi } from './logtext.js';
 
 describe('stripAnsi', () => {
   it('removes colour and cursor sequences', () => {
@@ -141,7 +134,7 @@ describe('findFailedStart', () => {
   const lines = (t: string[]) => logicalLines(t.join('\n'));
   const tb = ['Traceback (most recent call last):', '  File "x.py", line 1, in f', 'ValueError: bad draft'];
   it('takes a traceback the log ends on as a dead start, but not one the start went on past', () => {
-    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), [], () => false)).toEqual({
+    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), {}, () => false)).toEqual({
       line: 2,
       excerpt: 'ValueError: bad draft',
     });
@@ -149,13 +142,13 @@ describe('findFailedStart', () => {
       ...tb,
       ...Array.from({ length: 10 }, (_, i) => `INFO 01-01 00:00:0${i % 10} [a] loading ${i}`),
     ];
-    expect(findFailedStart(lines(goesOn), [], () => false)).toBeNull();
+    expect(findFailedStart(lines(goesOn), {}, () => false)).toBeNull();
   });
 
   it('ignores failures after the ready line (those are crashes, not a failed start)', () => {
     const t = ['ready', 'torch.OutOfMemoryError: CUDA out of memory.'];
-    expect(findFailedStart(lines(t), [], (x) => x === 'ready')).toBeNull();
-    expect(findFailedStart(lines(t.slice(1)), [], (x) => x === 'ready')?.line).toBe(1);
+    expect(findFailedStart(lines(t), {}, (x) => x === 'ready')).toBeNull();
+    expect(findFailedStart(lines(t.slice(1)), {}, (x) => x === 'ready')?.line).toBe(1);
   });
 });
 
