@@ -193,15 +193,20 @@ function startFindings(id: string, spec: LogExpectation, st: LogState): Finding[
   const r = st.reading;
   const where = (line: number) => `${spec.path}:${line}`;
   if (r.failedStart && r.failedStart.line >= st.currentFromLine) {
+    const f = r.failedStart;
     out.push(
       finding(`${id}.start`, `Server start succeeded (${spec.path})`, 'fail', {
         required: spec.required,
-        expected: 'the current start reaches its ready line',
-        found: `the server failed to start: line ${r.failedStart.line}: ${excerpt(r.failedStart.excerpt)}`,
-        evidence: [
-          { source: 'log', where: where(r.failedStart.line), excerpt: excerpt(r.failedStart.excerpt) },
-        ],
-        hint: 'Fix the cause in the log (out of memory, a bad flag, a missing draft model) and restart the server.',
+        expected: f.afterReady
+          ? 'the current start keeps serving after its ready line'
+          : 'the current start reaches its ready line',
+        found: f.afterReady
+          ? `the server died after it was ready: line ${f.line}: ${excerpt(f.excerpt)}`
+          : `the server failed to start: line ${f.line}: ${excerpt(f.excerpt)}`,
+        evidence: [{ source: 'log', where: where(f.line), excerpt: excerpt(f.excerpt) }],
+        hint: f.afterReady
+          ? 'The engine died at its first requests (a draft path or scheduler failure): fix the cause in the log and restart the server.'
+          : 'Fix the cause in the log (out of memory, a bad flag, a missing draft model) and restart the server.',
       }),
     );
   }
