@@ -8,7 +8,7 @@ import type { ConfigFacts, VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { Plan } from '../plan/schema.js';
-import { checkConfig, mergeLayers } from './checks/config.js';
+import { checkConfig, type FactLayers, mergeLayers } from './checks/config.js';
 import { checkEngine } from './checks/engine.js';
 import { checkGpus } from './checks/gpus.js';
 import { checkHealth } from './checks/health.js';
@@ -97,12 +97,14 @@ export async function runCheckpoint(
       );
       out.push(...proc.findings);
       if (!elsewhere) out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
-      const layers = {
+      const layers: FactLayers = {
+        evidence: ctx.evidence,
         live: ctx.live?.facts ?? {},
         process: proc.facts,
         logs: ctx.logs.map((l) => l.reading.facts),
       };
-      out.push(...checkConfig(ctx, layers));
+      // config is judged after the smoke request, whose accepted drafts are live evidence, but listed here
+      const configAt = out.length;
       facts = mergeLayers(layers);
       if (!elsewhere)
         out.push(
@@ -112,6 +114,8 @@ export async function runCheckpoint(
         out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, facts), [], out)));
       else if (plan.expect.smoke)
         out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
+      out.splice(configAt, 0, ...checkConfig(ctx, layers));
+      facts = mergeLayers(layers);
       out.push(...(await losslessFindings(ctx, opts.recordReference)));
     } else {
       for (const key of Object.keys(plan.expect.config)) {

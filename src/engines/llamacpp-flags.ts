@@ -91,6 +91,14 @@ export interface LiveHints {
  */
 function draftWithoutSpecType(facts: ConfigFacts, source: string, live: LiveHints): void {
   const change = describeChange(DRAFT_MODEL_NEEDS_SPEC_TYPE);
+  // what runs if live evidence shows this server speculating: the draft model, whatever the build
+  setFact(
+    facts,
+    'speculative.algorithm_if_active',
+    'draft-simple',
+    `${source} (-md without a --spec-type)`,
+    true,
+  );
   if (live.slotsSpeculative !== undefined) {
     const why = `-md without a --spec-type, and GET /slots says speculative: ${live.slotsSpeculative}`;
     setFact(

@@ -52,6 +52,8 @@ function readSlots(json: unknown[], facts: ConfigFacts, raw: Record<string, unkn
     const on = spec.every((v) => v === true);
     const off = spec.every((v) => v === false);
     if (on || off) setFact(facts, 'llamacpp.speculative', on, src);
+    // every slot drafts (can_speculate) or none does: live evidence of speculation
+    if (on || off) setFact(facts, 'speculative.active', on, src);
     // `speculative: false` on every slot means no speculation runs, whatever /props or -md say
     if (off)
       setFactIfAbsent(facts, 'speculative.algorithm', null, `${src} (speculative: false on every slot)`);
