@@ -84,8 +84,8 @@ function readImplementations(body: string, at: string, facts: ConfigFacts): void
   const impl = IMPL_RE.exec(body);
   if (impl) {
     const known = facts['speculative.algorithm']?.value;
-    const types = typeof known === 'string' ? `${known.toLowerCase()},${impl[1]}` : impl[1];
-    setFact(facts, 'speculative.algorithm', types, at);
+    const types = typeof known === 'string' ? known.toLowerCase().split(',') : [];
+    if (!types.includes(impl[1])) setFact(facts, 'speculative.algorithm', [...types, impl[1]].join(','), at);
   }
   if (AUTO_DRAFT_RE.test(body)) setFactIfAbsent(facts, 'speculative.algorithm', 'draft-simple', at);
   if (NO_SPEC_RE.test(body)) setFactIfAbsent(facts, 'speculative.algorithm', null, at);

@@ -30,11 +30,12 @@ interface ScannedCrash extends Crash {
 
 /**
  * Removes the prefix engines repeat on every line of a multi-line record: `(EngineCore pid=1) ` and
- * vLLM's header `ERROR 11-20 14:02:46 [core.py:842] ` (its formatter prefixes each traceback line).
+ * vLLM's header `ERROR 11-20 14:02:46 [core.py:842] ` (before 2025-02-24 `core.py:842] `), which its
+ * formatter puts on each traceback line.
  */
 function stripRecordPrefix(text: string): string {
   return text.replace(
-    /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \[[^\]]{0,200}\] )?/,
+    /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:\[[^\]]{0,200}\]|[\w./-]{1,200}:\d+\]) )?/,
     '',
   );
 }
@@ -107,9 +108,17 @@ function isProgress(text: string): boolean {
   return !CUDA_RE.test(text) && !WATCHDOG_RE.test(text);
 }
 
-/** The excerpt of a failure line, naming the root cause when a traceback follows it. */
+/**
+ * The excerpt of a failure line, naming the root cause: the traceback that follows it, or, for a line
+ * that points back at it (vLLM's "See root cause above"), the last one before it.
+ */
 function failureExcerpt(hit: LogLine, crashes: readonly ScannedCrash[]): string {
-  const cause = crashes.find((c) => c.line >= hit.line && !hit.text.includes(c.excerpt));
+  const other = (c: ScannedCrash) => !hit.text.includes(c.excerpt) && !c.excerpt.includes(hit.text.trim());
+  const after = crashes.find((c) => c.line >= hit.line && other(c));
+  const before = /root cause above/i.test(hit.text)
+    ? crashes.filter((c) => c.line < hit.line && other(c) && !/root cause above/i.test(c.excerpt)).pop()
+    : undefined;
+  const cause = after ?? before;
   const text = hit.text.trim().slice(0, 300);
   return cause ? `${text} (cause: ${cause.excerpt})` : text;
 }

@@ -145,6 +145,37 @@ describe('findFailedStart', () => {
     expect(findFailedStart(lines(goesOn), {}, () => false)).toBeNull();
   });
 
+  it('takes a traceback the start never got past, however much shutdown noise follows it', () => {
+    const noise = [
+      '(APIServer pid=5) INFO 01-01 00:00:09 [core.py:1] Received shutdown signal, shutting down engine core.',
+      '/usr/lib/python3.12/multiprocessing/resource_tracker.py:279: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown',
+      "  warnings.warn('resource_tracker: There appear to be %d '",
+      '(EngineCore_DP0 pid=6) ERROR 01-01 00:00:10 [core.py:2] Process group destroyed while waiting.',
+      '(EngineCore_DP0 pid=6) WARNING 01-01 00:00:10 [core.py:3] still waiting',
+      '(EngineCore_DP0 pid=6) INFO 01-01 00:00:10 [core.py:4] Engine core proc EngineCore_DP0 exiting.',
+      '[rank0]:[W101 00:00:10.1 ProcessGroupNCCL.cpp:1479] Warning: destroy_process_group() was not called',
+      '',
+    ];
+    const dead = findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb, ...noise]), {}, () => false);
+    expect(dead).toEqual({ line: 2, excerpt: 'ValueError: bad draft' });
+  });
+
+  it('ends the start at an engine fatal line after the ready line, but not at a request error', () => {
+    const fatal = { fatal: [/EngineCore encountered a fatal error/] };
+    const after = [
+      'ready',
+      'ERROR request 1 failed: bad json',
+      'ERROR EngineCore encountered a fatal error.',
+      ...tb,
+    ];
+    expect(findFailedStart(lines(after), fatal, (x) => x === 'ready')).toEqual({
+      line: 3,
+      excerpt: 'ERROR EngineCore encountered a fatal error. (cause: ValueError: bad draft)',
+      afterReady: true,
+    });
+    expect(findFailedStart(lines(after.slice(0, 2)), fatal, (x) => x === 'ready')).toBeNull();
+  });
+
   it('ignores failures after the ready line (those are crashes, not a failed start)', () => {
     const t = ['ready', 'torch.OutOfMemoryError: CUDA out of memory.'];
     expect(findFailedStart(lines(t), {}, (x) => x === 'ready')).toBeNull();

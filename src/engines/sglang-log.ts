@@ -61,7 +61,10 @@ function serverArgsFacts(l: LogLine, path: string): ConfigFacts {
   return facts;
 }
 
-/** The scheduler's effective limits: context length, and the running-request cap when one data-parallel rank runs. */
+/**
+ * The scheduler's effective limits: the context length, and (with one data-parallel rank) the running
+ * requests it really admits, which memory can hold below the flag (the flag stays `sglang.max_running_requests`).
+ */
 function readLimits(current: readonly LogLine[], path: string, facts: ConfigFacts): void {
   for (const l of current) {
     const m = LIMITS_RE.exec(l.text);
@@ -70,9 +73,7 @@ function readLimits(current: readonly LogLine[], path: string, facts: ConfigFact
     setFact(facts, 'sglang.max_total_num_tokens', Number(m[1]), at);
     setFact(facts, 'sglang.effective_max_running_requests_per_dp', Number(m[2]), at);
     setFactIfAbsent(facts, 'context_length', Number(m[3]), at);
-    const dp = facts.dp_size?.value;
-    if (dp === 1 && facts.max_running_requests?.value == null)
-      setFact(facts, 'max_running_requests', Number(m[2]), at);
+    if (facts.dp_size?.value === 1) setFact(facts, 'max_running_requests', Number(m[2]), at);
     return;
   }
 }

@@ -14,10 +14,11 @@ export function factsFromTgiArgs(args: Record<string, unknown>, source: string):
   setFact(facts, 'model', args.model_id, source);
   setFact(facts, 'served_model_name', args.served_model_name ?? args.model_id, source);
   setFact(facts, 'tp_size', args.num_shard, source);
-  setFact(facts, 'dtype', args.dtype ?? args.model_dtype, source);
+  // None in the launcher's Args is "not given, the launcher or router picks it", never "none"
+  setFact(facts, 'dtype', args.dtype ?? args.model_dtype ?? undefined, source);
   setFact(facts, 'quantization', args.quantize, source);
-  setFact(facts, 'max_running_requests', args.max_batch_size, source);
-  setFact(facts, 'context_length', args.max_total_tokens, source);
+  setFact(facts, 'max_running_requests', args.max_batch_size ?? undefined, source);
+  setFact(facts, 'context_length', args.max_total_tokens ?? undefined, source);
   setFact(facts, 'speculative.num_steps', args.speculate, source);
   setNativeFacts(facts, 'tgi', redactDeep(args), source);
   return facts;

@@ -3,7 +3,7 @@
 // settle on (`Default \`max_batch_prefill_tokens\` to N`, `Maximum total tokens defaulted to N`), the
 // router's `Connected` ready line, and the lines that end a start.
 
-import { setFact, setFactIfAbsent } from './facts.js';
+import { setFact } from './facts.js';
 import { logReadingFromStarts, startIndices } from './log-reading.js';
 import { type LogLine, logicalLines, RECORD_START_RE } from './logtext.js';
 import { type PyValue, parsePyKwargs } from './pyrepr.js';
@@ -79,11 +79,13 @@ function argsBlock(lines: readonly LogLine[], i: number): string {
   return parts.join(' ');
 }
 
+/** The values the launcher and router settled on for arguments the Args dump left at None. */
 function readDefaults(current: readonly LogLine[], path: string, facts: ConfigFacts): void {
   for (const l of current)
     for (const [re, key] of DEFAULTED) {
       const m = re.exec(l.text);
-      if (m) setFactIfAbsent(facts, key, Number(m[1]), `${path}:${l.line}`);
+      if (m && (facts[key] === undefined || facts[key].value === null))
+        setFact(facts, key, Number(m[1]), `${path}:${l.line}`);
     }
 }
 

@@ -50,8 +50,11 @@ function setSpeculativeFacts(facts: ConfigFacts, raw: unknown, source: string): 
   const read = specConfigObject(raw);
   if (!read) return;
   const { spec, cut } = read;
-  setFact(facts, 'speculative.algorithm', spec.method, source);
-  setFact(facts, 'speculative.draft_model', spec.model, source);
+  // V0's repr names no method: `SpeculativeConfig(draft_model='[ngram]', num_spec_tokens=5)` is n-gram
+  // lookup, a model path is a draft (or EAGLE/Medusa, told only by the model's own config: left unknown)
+  const ngram = spec.draft_model === '[ngram]';
+  setFact(facts, 'speculative.algorithm', spec.method ?? (ngram ? 'ngram' : undefined), source);
+  setFact(facts, 'speculative.draft_model', spec.model ?? (ngram ? undefined : spec.draft_model), source);
   // vLLM drafts a chain: num_speculative_tokens is both the draft depth and the tokens drafted per step.
   const drafted = spec.num_speculative_tokens ?? spec.num_spec_tokens;
   setFact(facts, 'speculative.num_steps', drafted, source);
@@ -117,21 +120,35 @@ function argsStart(argv: string[]): number {
   );
 }
 
+/**
+ * Before 0.8 speculation was set by `--speculative-model` (a draft path or `[ngram]`) and
+ * `--num-speculative-tokens`: read as the speculative config they made. A null model (Namespace's
+ * default) is no speculation. Returns `args` unchanged when it has a speculative config already.
+ */
+export function withLegacySpeculativeConfig(args: Record<string, unknown>): Record<string, unknown> {
+  if ('speculative_config' in args && args.speculative_config !== null) return args;
+  if (!('speculative_model' in args || 'num_speculative_tokens' in args)) return args;
+  if (args.speculative_model === null || args.speculative_model === undefined)
+    return 'speculative_model' in args ? { ...args, speculative_config: null } : args;
+  const model = args.speculative_model;
+  const method = args.speculative_method ?? (model === '[ngram]' ? 'ngram' : undefined);
+  const spec = {
+    method,
+    num_speculative_tokens: args.num_speculative_tokens,
+    ...(model === '[ngram]' ? {} : { model }),
+  };
+  return { ...args, speculative_config: spec };
+}
+
 export function readVllmProcess(
   argv: string[],
   env: Record<string, string> | null,
   source: string,
 ): ConfigFacts {
   const expanded = argv.map((t) => SHORT_FLAGS[t] ?? t);
-  const { args, positionals, abbreviations } = readServerArgv(expanded, argsStart(expanded), VLLM_FLAGS);
-  // Pre-0.8 spellings: --speculative-model / --num-speculative-tokens instead of --speculative-config.
-  if (!('speculative_config' in args) && ('speculative_model' in args || 'num_speculative_tokens' in args)) {
-    args.speculative_config = {
-      method: args.speculative_method ?? undefined,
-      model: args.speculative_model,
-      num_speculative_tokens: args.num_speculative_tokens,
-    };
-  }
+  const read = readServerArgv(expanded, argsStart(expanded), VLLM_FLAGS);
+  const { positionals, abbreviations } = read;
+  const args = withLegacySpeculativeConfig(read.args);
   if (!('model' in args) && positionals.length > 0 && expanded.includes('serve')) args.model = positionals[0];
   const facts = factsFromVllmArgs(args, source);
   if (!('speculative.algorithm' in facts) && argv.length > 0 && !('speculative_config' in args)) {

@@ -8,10 +8,11 @@ import { type AcceptanceParser, logReadingFromStarts } from './log-reading.js';
 import { type LogLine, logicalLines } from './logtext.js';
 import { type PyObject, parsePyKwargs, parsePyValue } from './pyrepr.js';
 import type { AcceptanceSample, ConfigFacts, LogReading } from './types.js';
-import { factsFromVllmArgs } from './vllm-args.js';
+import { factsFromVllmArgs, withLegacySpeculativeConfig } from './vllm-args.js';
 
 const VERSION_LINE_RE = /(?:vLLM (?:API |gRPC )?server version|█\s+version)\s+([^\s,]+)/;
-const NON_DEFAULT_RE = /non-default args: /;
+/** The server's arguments: `non-default args: {...}` (2025-05 on) or the whole `args: Namespace(...)` before. */
+const NON_DEFAULT_RE = /non-default args: |\] args: Namespace\(/;
 const ENGINE_CONFIG_RE = /Initializing (?:a V\d|an) LLM engine \(v([^)]*)\) with config: /;
 export const VLLM_READY_LINE = 'Application startup complete.';
 /** Lines that mean the start failed before it was ready (a worker or the engine core could not start). */
@@ -116,6 +117,19 @@ function startMarkers(lines: readonly LogLine[]): number[] {
   return starts;
 }
 
+/** Facts of a `non-default args: {...}` or `args: Namespace(...)` line; a cut line says so. */
+function argsLineFacts(l: LogLine, path: string): ConfigFacts {
+  const m = NON_DEFAULT_RE.exec(l.text)!;
+  const at = m.index + m[0].length;
+  const namespace = m[0].endsWith('(');
+  const parsed = namespace ? parsePyKwargs(l.text, at, ')') : parsePyValue(l.text, at);
+  const source = `${path}:${l.line}`;
+  const args = isRecord(parsed.value) ? withLegacySpeculativeConfig(parsed.value as PyObject) : null;
+  const facts = args ? factsFromVllmArgs(args, source) : {};
+  if (!parsed.complete) setFact(facts, 'vllm.non_default_args_truncated', true, source);
+  return facts;
+}
+
 /** The engine config line (effective values) wins; non-default args fill in the rest. */
 function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
   const facts: ConfigFacts = {};
@@ -128,13 +142,7 @@ function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
     setFact(facts, 'engine_version', m[1], source);
   }
   const argsLine = region.find((l) => NON_DEFAULT_RE.test(l.text));
-  if (argsLine) {
-    const at = argsLine.text.search(NON_DEFAULT_RE) + 'non-default args: '.length;
-    const parsed = parsePyValue(argsLine.text, at);
-    const source = `${path}:${argsLine.line}`;
-    if (isRecord(parsed.value)) addMissingFacts(facts, factsFromVllmArgs(parsed.value as PyObject, source));
-    if (!parsed.complete) setFact(facts, 'vllm.non_default_args_truncated', true, source);
-  }
+  if (argsLine) addMissingFacts(facts, argsLineFacts(argsLine, path));
   const versionLine = region.find((l) => VERSION_LINE_RE.test(l.text));
   if (versionLine) {
     const v = VERSION_LINE_RE.exec(versionLine.text)![1];
