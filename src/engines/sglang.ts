@@ -54,6 +54,9 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
       setFact(facts, 'sglang.effective_max_running_requests_per_dp', effective, src);
       // the scheduler's mean acceptance length since its last reset (0.4.6 on): live proof drafts are accepted
       setFact(facts, 'sglang.avg_spec_accept_length', first.avg_spec_accept_length, src);
+      const acceptLength = first.avg_spec_accept_length;
+      if (typeof acceptLength === 'number' && acceptLength > 1)
+        setFact(facts, 'speculative.active', true, `${src} avg_spec_accept_length = ${acceptLength}`);
       const dp = typeof info.json.dp_size === 'number' ? info.json.dp_size : 1;
       if (!('max_running_requests' in facts) && typeof effective === 'number') {
         setFact(facts, 'max_running_requests', effective * dp, src);

@@ -50,6 +50,15 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
         setFact(facts, `vllm.cache_config.${k}`, flagValue(v), 'GET /metrics vllm:cache_config_info');
       }
     }
+    // accepted draft tokens counted since the server started: live proof that it speculates
+    const accepted = specDecodeCounters(scrape, 'vllm')?.acceptedTokens;
+    if (accepted !== undefined && accepted > 0)
+      setFact(
+        facts,
+        'speculative.active',
+        true,
+        `GET /metrics vllm:spec_decode_num_accepted_tokens_total = ${accepted}`,
+      );
   }
   // Only served when VLLM_SERVER_DEV_MODE=1; a 404 is normal.
   const serverInfo = await getJsonObject(http, '/server_info');
