@@ -10,8 +10,12 @@ import { linesAfterLastStart, logReadingFromStarts, startIndices } from './log-r
 import { type LogLine, logicalLines } from './logtext.js';
 import type { ConfigFacts, LogReading } from './types.js';
 
-/** The 2026 line prefix: `0.00.073.302 I ` (elapsed minutes.seconds.ms.µs, level letter), then a module tag. */
-const PREFIX_RE = /^\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] /;
+/**
+ * The line prefix of 2026 builds (and older ones run with --log-prefix --log-timestamps): `0.00.073.302 I `
+ * (elapsed minutes.seconds.ms.µs, level letter), or the level letter alone (--log-prefix without
+ * timestamps), then a module tag.
+ */
+const PREFIX_RE = /^(?:\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |[IWEDT] (?=\S))/;
 /** Module tags after the prefix (`srv  `, `cmn  `, `slot `, `spec `), padded to width. */
 const MODULE_RE = /^(?:srv|cmn|slot|spec|mtmd|que|res|log) +/;
 

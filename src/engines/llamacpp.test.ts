@@ -256,6 +256,21 @@ describe('llama.cpp logs (2026 format)', () => {
     ).toBe('b10587-3f545becc');
   });
 
+  it('reads a log written with --log-prefix but no timestamps (level letter only)', () => {
+    const log = [
+      'I build: 6500 (1a2b3c4d5) with cc (GCC) 13.2.0 for x86_64-linux-gnu',
+      "I srv    load_model: loading model '/m/q.gguf'",
+      'I srv    load_model: initializing slots, n_slots = 2',
+      'I main: server is listening on http://127.0.0.1:8080 - starting the main loop',
+    ].join('\n');
+    const r = llamacppAdapter.readLog(log, 'p.log');
+    expect(r.startMarkerLines).toEqual([1]);
+    expect(r.facts.engine_version.value).toBe('b6500-1a2b3c4d5');
+    expect(r.facts.model.value).toBe('/m/q.gguf');
+    expect(r.facts.max_running_requests.value).toBe(2);
+    expect(r.readyLine).toBe(4);
+  });
+
   it('router mode: recognised, ready at listening', () => {
     const r = llamacppAdapter.readLog(fixture('router.log'), 'router.log');
     expect(r.facts['llamacpp.role'].value).toBe('router');

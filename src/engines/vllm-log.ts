@@ -14,6 +14,7 @@ const VERSION_LINE_RE = /(?:vLLM (?:API |gRPC )?server version|█\s+version)\s+
 /** The server's arguments: `non-default args: {...}` (2025-05 on) or the whole `args: Namespace(...)` before. */
 const NON_DEFAULT_RE = /non-default args: |\] args: Namespace\(/;
 const ENGINE_CONFIG_RE = /Initializing (?:a V\d|an) LLM engine \(v([^)]*)\) with config: /;
+const MAX_MODEL_LEN_RE = /\] Using max model len (\d+)/;
 export const VLLM_READY_LINE = 'Application startup complete.';
 /** Lines that mean the start failed before it was ready (a worker or the engine core could not start). */
 const VLLM_START_FAILURES: readonly RegExp[] = [
@@ -143,6 +144,12 @@ function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
   }
   const argsLine = region.find((l) => NON_DEFAULT_RE.test(l.text));
   if (argsLine) addMissingFacts(facts, argsLineFacts(argsLine, path));
+  // `Using max model len N` (config/model.py, from 2025-06): the context length when no config line says it
+  const maxLenLine = region.find((l) => MAX_MODEL_LEN_RE.test(l.text));
+  if (maxLenLine) {
+    const len = Number(MAX_MODEL_LEN_RE.exec(maxLenLine.text)![1]);
+    setFactIfAbsent(facts, 'context_length', len, `${path}:${maxLenLine.line}`);
+  }
   const versionLine = region.find((l) => VERSION_LINE_RE.test(l.text));
   if (versionLine) {
     const v = VERSION_LINE_RE.exec(versionLine.text)![1];
