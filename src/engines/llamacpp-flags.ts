@@ -39,6 +39,7 @@ const FLAG_ALIASES: Record<string, string> = {
   '--hf-repo-draft': '--spec-draft-hf',
   '--draft-p-min': '--spec-draft-p-min',
   '-lv': '--verbosity',
+  '-kvu': '--kv-unified',
   '--log-verbosity': '--verbosity',
   // the names before the 2026-04 refactor (b8967), still what older builds accept
   '--draft': '--spec-draft-n-max',
