@@ -207,14 +207,16 @@ export function readLlamacppProcess(
   setFact(facts, 'served_model_name', v('alias'), at('alias'));
   setFact(facts, 'max_running_requests', v('parallel'), at('parallel'));
   const nCtx = v('ctx_size');
-  // -c is the whole context, split over the slots (n_ctx_slot = ctx_size / parallel, observed 2048 / 4 = 512)
+  // -c is the whole context, split over the slots (n_ctx_slot = ctx_size / parallel, observed 2048 / 4 = 512),
+  // unless the slots share one unified KV buffer (--kv-unified): then each may use all of it
   const parallel = v('parallel');
+  const unified = v('kv_unified') === true;
   if (typeof nCtx === 'number' && nCtx > 0 && typeof parallel === 'number' && parallel > 0)
     setFact(
       facts,
       'context_length',
-      Math.floor(nCtx / parallel),
-      `${at('ctx_size')} (-c / -np per slot)`,
+      unified ? nCtx : Math.floor(nCtx / parallel),
+      `${at('ctx_size')} (${unified ? '-c, one KV buffer shared by the slots' : '-c / -np per slot'})`,
       true,
     );
   if (/llama-server(?:\.exe)?$/.test(argv[0] ?? '') || 'spec_type' in flags || 'spec_draft_model' in flags)
