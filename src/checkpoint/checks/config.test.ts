@@ -127,3 +127,20 @@ describe('live evidence of speculation outranks a command-line rule', () => {
     ]);
   });
 });
+
+describe('a build rule that could not be applied', () => {
+  it('says why the algorithm is unknown', () => {
+    const ctx = ctxFor({ expect: { config: { 'speculative.algorithm': 'DRAFT-SIMPLE' } } });
+    ctx.engine = 'llamacpp';
+    ctx.adapter = getAdapter('llamacpp');
+    const rule =
+      'unknown: -md without a --spec-type speculates on builds before b9474 (2026-06-01, commit 5dcb71166, #23988) and not after; build "b0-unknown" was compiled without git metadata, so its number says nothing';
+    const [f] = checkConfig(ctx, {
+      live: {},
+      process: { 'llamacpp.speculation_rule': { value: rule, source: '/proc/3/cmdline' } },
+      logs: [],
+    });
+    expect(f.status).toBe('fail');
+    expect(f.found).toContain(`(${rule})`);
+  });
+});

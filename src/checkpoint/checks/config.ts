@@ -58,11 +58,19 @@ const evidenceOf = (f: ConfigFact): Evidence => ({
   excerpt: excerpt(`${JSON.stringify(f.value)}${f.inferred ? ' (inferred)' : ''}`),
 });
 
-/** ` (GET /server_info was truncated after …)` when a live document was cut mid-way, else ''. */
-function truncatedNote(layers: FactLayers): string {
+/**
+ * ` (GET /server_info was truncated after …)` when a live document was cut mid-way, and why a build rule
+ * was not applied to a speculative key; else ''.
+ */
+function truncatedNote(layers: FactLayers, key: string): string {
   const notes = Object.entries(layers.live)
     .filter(([k]) => k.endsWith('.truncated_body'))
     .map(([, f]) => String(f.value));
+  // why a rule that depends on the engine build was not applied (llama.cpp `-md` without `--spec-type`)
+  if (key.startsWith('speculative.'))
+    for (const m of [layers.process, ...layers.logs])
+      for (const [k, f] of Object.entries(m))
+        if (k.endsWith('.speculation_rule')) notes.push(String(f.value));
   return notes.length > 0 ? ` (${notes.join('; ')})` : '';
 }
 
@@ -77,7 +85,7 @@ function unknownFinding(
   const where = ctx.adapter?.whereToRead(key) ?? 'the server log or the process command line';
   return finding(`config.${key}`, `Config ${key}`, 'fail', {
     expected,
-    found: `unknown${note}: not exposed by ${ctx.engine ?? 'the engine'}; read it from ${where}${truncatedNote(layers)}`,
+    found: `unknown${note}: not exposed by ${ctx.engine ?? 'the engine'}; read it from ${where}${truncatedNote(layers, key)}`,
     hint: `Add expect.logs with the server log, or run benchgate where it can read the server process (host:).`,
   });
 }
