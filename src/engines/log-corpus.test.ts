@@ -196,6 +196,28 @@ const CASES: Case[] = [
     },
   },
   {
+    file: 'vllm-2026-logo-mtp.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.19.1',
+      served_model_name: 'glm-flash',
+      tp_size: 4,
+      context_length: 202752,
+      'speculative.algorithm': 'MTP',
+      'speculative.num_draft_tokens': 1,
+      'vllm.enable_expert_parallel': true,
+    },
+    ready: 15,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 1,
+      maxMeanLength: 1.81,
+      acceptedTokens: 1443,
+      draftedTokens: 1781,
+    },
+  },
+  {
     file: 'vllm-dp-enginecore-traceback-long-tail.txt',
     adapter: vllmAdapter,
     facts: { dp_size: 2, 'speculative.algorithm': null, engine_version: '0.11.0' },
