@@ -11,7 +11,7 @@ import type { LogLine } from './logtext.js';
 import type { AcceptanceReading, ConfigFacts } from './types.js';
 
 const REQUEST_RE =
-  /draft acceptance(?: rate)? = ([\d.]+) \(\s*(\d+) accepted \/\s*(\d+) generated\)(?:, mean len =\s*([\d.]+))?/;
+  /draft acceptance(?: rate)? = ([\d.]+) \(\s*(\d+) accepted \/\s*(\d+) generated\)(?:, mean len =\s*(\d+\.\d\d)\b)?/;
 const STATISTICS_RE =
   /statistics\s+([\w-]+): #calls(?:\(b,g,a\))? = [\d ]+, #gen drafts = \s*(\d+), #acc drafts = \s*(\d+), #gen tokens = \s*(\d+), #acc tokens = \s*(\d+)(?:.*?#mean acc len = ([\d.]+))?/;
 

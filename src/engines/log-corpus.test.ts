@@ -419,3 +419,24 @@ describe('hostile log input', () => {
     }
   });
 });
+
+describe('a log pasted with its last line cut mid-value', () => {
+  it.each([
+    [
+      sglangAdapter,
+      '[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 1, #token: 90, token usage: 0.00, accept len: 2',
+    ],
+    [vllmAdapter, 'INFO 01-01 00:00:00 [metrics.py:1] SpecDecoding metrics: Mean acceptance length: 2.3'],
+    [
+      vllmAdapter,
+      'INFO 01-01 00:00:00 [metrics.py:1] SpecDecoding metrics: Draft acceptance rate: 42.3%, Mean acceptance length: 1.27, Accepted: 609 tokens, Drafted: 1440 tokens, Per-position acceptance rate: 0.667, 0.3',
+    ],
+    [
+      llamacppAdapter,
+      'slot print_timing: id  0 | task 0 | draft acceptance = 0.58 (  147 accepted /   252 generated), mean len =  2.7',
+    ],
+  ])('does not read a cut mean acceptance length (%#)', (adapter, text) => {
+    const r = adapter.readLog(text, 'cut.log');
+    expect(r.acceptance?.maxMeanLength ?? null).toBeNull();
+  });
+});

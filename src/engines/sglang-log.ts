@@ -47,7 +47,8 @@ const LIMITS_RE = /max_total_num_tokens=(\d+), .*?max_running_requests=(\d+), co
  */
 export const parseSglangAcceptanceLine: AcceptanceParser = (text) => {
   if (!text.includes('Decode batch')) return null;
-  const m = /\baccept len: (\d+(?:\.\d+)?)/.exec(text);
+  // `{x:.2f}, ` always: a number without its two decimals and comma is a line cut mid-value
+  const m = /\baccept len: (\d+\.\d\d),/.exec(text);
   return m ? { meanLength: Number(m[1]) } : null;
 };
 

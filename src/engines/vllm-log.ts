@@ -48,12 +48,16 @@ const num = (re: RegExp, text: string): number | undefined => {
  * drafts) say which. Without them, only the current form (which starts with the mean) is certain.
  */
 function v1MeanLength(body: string): number | undefined {
-  const printed = num(/Mean acceptance length: (\d+(?:\.\d+)?)/, body);
+  const printed = num(/Mean acceptance length: (\d+\.\d\d),/, body);
   if (printed === undefined) return undefined;
-  const rates = /Per-position acceptance rate: ([\d., ]+?)(?:, [A-Z]|$)/.exec(body);
+  const rates = /Per-position acceptance rate: ((?:\d\.\d{3}, )*\d\.\d{3})(?:, [A-Z]|\s*$)/.exec(body);
   if (rates) {
-    const sum = rates[1].split(',').reduce((a, r) => a + Number(r.trim() || 0), 0);
-    return Math.abs(printed - sum) < Math.abs(printed - (1 + sum)) ? printed + 1 : printed;
+    const sum = rates[1].split(', ').reduce((a, r) => a + Number(r), 0);
+    // each rate is rounded to 3 decimals: a sum far from both readings is a cut or odd line, not a guess
+    const tolerance = 0.01 + 0.0005 * rates[1].split(', ').length;
+    if (Math.abs(printed - sum) <= tolerance) return printed + 1;
+    if (Math.abs(printed - 1 - sum) <= tolerance) return printed;
+    return undefined;
   }
   return /^SpecDecoding metrics: Mean acceptance length/.test(body) ? printed : undefined;
 }
