@@ -83,6 +83,15 @@ export const SPEC_TYPES_RENAMED: BuildChange = {
   pr: '#22964',
 };
 
+/** `--spec-draft-n-max` (`--draft-max`) defaults to 3 from here ("llama : MTP clean-up"); 16 before. */
+export const DRAFT_N_MAX_DEFAULT_3: BuildChange = {
+  buildNumber: 9235,
+  commit: 'd14ce3dab',
+  tag: 'b9247',
+  date: '2026-05-19',
+  pr: '#23269',
+};
+
 export type BuildSide = 'before' | 'after' | 'uncertain';
 
 /** Whether `build` has `change`: clearly before it, clearly after it, or too close to say. */

@@ -7,6 +7,7 @@ import { flagValue, parseFlagArgv } from './argv.js';
 import { setFact, setNativeFacts } from './facts.js';
 import {
   DRAFT_MODEL_NEEDS_SPEC_TYPE,
+  DRAFT_N_MAX_DEFAULT_3,
   describeChange,
   parseLlamacppBuild,
   sideOf,
@@ -62,8 +63,15 @@ const ENV_FLAGS: Record<string, string> = {
   LLAMA_ARG_DRAFT_MAX: 'spec_draft_n_max',
 };
 
-/** `--spec-draft-n-max` (`--draft-max`) default of every 2025–2026 build. */
-const DEFAULT_DRAFT_N_MAX = 3;
+/** Draft depth `--spec-draft-n-max` (`--draft-max`) when not given: 16 before b9247, 3 from then on. */
+function defaultDraftDepth(facts: ConfigFacts, source: string, live: LiveHints): void {
+  const build = parseLlamacppBuild(live.engineVersion);
+  const side = build.kind === 'value' ? sideOf(build.value, DRAFT_N_MAX_DEFAULT_3) : 'uncertain';
+  if (build.kind !== 'value' || side === 'uncertain') return;
+  const depth = side === 'after' ? 3 : 16;
+  const why = `--spec-draft-n-max default on build ${build.value.text}: ${side === 'after' ? '3 from' : '16 before'} ${describeChange(DRAFT_N_MAX_DEFAULT_3)}`;
+  setFact(facts, 'speculative.num_steps', depth, `${source} (${why})`, true);
+}
 
 /** Type names before b9146 (`draft`, `ngram_simple`, `eagle3`) → the current ones. */
 const OLD_TYPE_NAMES: Record<string, string> = { draft: 'draft-simple', eagle3: 'draft-eagle3' };
@@ -166,14 +174,7 @@ function speculativeFacts(
   if (typeof algorithm === 'string' && algorithm.split(',').some((t) => t.startsWith('DRAFT-'))) {
     const nMax = v('spec_draft_n_max');
     if (nMax !== undefined) setFact(facts, 'speculative.num_steps', nMax, at('spec_draft_n_max'));
-    else
-      setFact(
-        facts,
-        'speculative.num_steps',
-        DEFAULT_DRAFT_N_MAX,
-        `${source} (--spec-draft-n-max default)`,
-        true,
-      );
+    else defaultDraftDepth(facts, source, live);
   }
 }
 

@@ -77,7 +77,7 @@ describe('llama.cpp command line', () => {
   const read = (argv: string[], env: Record<string, string> | null = null) =>
     llamacppAdapter.readProcess(['llama-server', ...argv], env, 'pid 1');
 
-  it('reads --spec-type and the draft model; n-max defaults to 3 for draft types', () => {
+  it('reads --spec-type and the draft model', () => {
     const f = read([
       '-m',
       'main.gguf',
@@ -92,8 +92,21 @@ describe('llama.cpp command line', () => {
     ]);
     expect(f['speculative.algorithm'].value).toBe('DRAFT-SIMPLE');
     expect(f['speculative.draft_model'].value).toBe('draft.gguf');
-    expect(f['speculative.num_steps']).toMatchObject({ value: 3, inferred: true });
+    // the default depth depends on the build: unknown without one
+    expect(f['speculative.num_steps']).toBeUndefined();
     expect(f['llamacpp.spec_draft_threads'].value).toBe(1);
+  });
+
+  it.each([
+    ['b10587-3f545becc', 3],
+    ['b9300-0123456', 3],
+    ['b7205-ab49f094d', 16],
+    ['b9240-0123456', undefined],
+  ])('the default draft depth on build %s is %s', (build, depth) => {
+    const f = readWith(['-md', 'd.gguf', '--spec-type', 'draft-simple'], { engine_version: build });
+    expect(f['speculative.num_steps']?.value).toBe(depth);
+    if (depth !== undefined)
+      expect(f['speculative.num_steps'].source).toContain('b9247 (2026-05-19, commit d14ce3dab');
   });
 
   it('reads --spec-draft-n-max and the --model-draft=... spelling', () => {
