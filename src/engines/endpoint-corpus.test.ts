@@ -103,6 +103,7 @@ const CASES: Case[] = [
       'llamacpp.speculative': true,
       'speculative.active': true,
       'llamacpp.params.speculative.n_max': 16,
+      'speculative.num_steps': 16,
     },
     unknown: ['speculative.algorithm'],
   },

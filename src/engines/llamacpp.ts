@@ -102,6 +102,10 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   }
   const slots = await http.request('/slots', { method: 'GET' });
   if (slots.status === 200 && Array.isArray(slots.json)) readSlots(slots.json, facts, raw);
+  // builds of 2025 list the draft depth in /props params (`speculative.n_max`): what a speculating server drafts
+  const nMax = facts['llamacpp.params.speculative.n_max'];
+  if (facts['speculative.active']?.value === true && nMax && typeof nMax.value === 'number')
+    setFact(facts, 'speculative.num_steps', nMax.value, 'GET /props default_generation_settings.params');
   const first = (await readModelEntries(http, raw))?.[0];
   if (first) setFactIfAbsent(facts, 'served_model_name', first.id, 'GET /v1/models');
   return { facts, raw };
