@@ -120,13 +120,24 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     const clockStart = shard
       ? await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor })
       : null;
+    // A shard waits for the common start once its first level is prepared (prompts built), so every
+    // shard's first request goes out at the start; how late it got there goes into its manifest, and
+    // merge flags a late shard (it did not load the server with the others).
+    let lateStartMs = 0;
+    const startTogether = async () => {
+      if (!shard) return;
+      lateStartMs = await waitForStart(shard, opts.signal);
+      store.updateManifest({
+        shard: { ...shardInfo(shard, session.anchor, clockRef, clockStart, null), lateStartMs },
+      });
+      if (lateStartMs > 0)
+        progress.note(
+          `benchgate: shard ${shard.index} started ${(lateStartMs / 1000).toFixed(1)} s after the common start.`,
+        );
+    };
     if (shard) {
       store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, null) });
-      const lateMs = await waitForStart(shard, opts.signal);
-      if (lateMs > 0)
-        progress.note(
-          `benchgate: shard ${shard.index} started ${(lateMs / 1000).toFixed(1)} s after the common start.`,
-        );
+      if (plan.load.kind === 'slo_search') await startTogether();
     }
     const levels: LevelSummary[] = [];
     let interrupted = false;
@@ -151,7 +162,12 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         plan.load.kind !== 'slo_search' && li < plan.load.levels.length && !opts.signal?.aborted;
         li++
       ) {
-        const r = await session.runLevel(li, { store, signal, afterLevel: opts.afterLevel });
+        const r = await session.runLevel(li, {
+          store,
+          signal,
+          afterLevel: opts.afterLevel,
+          beforeSend: li === 0 ? startTogether : undefined,
+        });
         if (store.writeError) throw store.writeError;
         levels.push(r.summary);
         interrupted = r.interrupted;
@@ -174,7 +190,9 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
       if (shard && !store.writeError) {
         const clockEnd = await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor });
-        store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, clockEnd) });
+        store.updateManifest({
+          shard: { ...shardInfo(shard, session.anchor, clockRef, clockStart, clockEnd), lateStartMs },
+        });
       }
       finishRunStore(store, summary, plan.percentiles);
     }

@@ -98,6 +98,8 @@ export interface RunLevelOptions {
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
   /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
   probe?: { level: LevelKey; slo: Plan['slo'] };
+  /** Awaited once the level is prepared, just before its first request (a shard waits for the common start). */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface Session {
@@ -492,6 +494,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
     const telemetry = await telemetryOf.start(li);
+    await o.beforeSend?.();
     const hits = new PrefixHitCounter();
     const conv = work.conversations;
     const turns = conv ? new TurnAccumulator() : null;
