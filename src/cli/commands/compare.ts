@@ -65,15 +65,22 @@ function parseMinEffect(v: string | undefined): number | undefined {
   return n / 100;
 }
 
-async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promise<number> {
+/** The output settings, checked before any run is read (a usage error is exit 2 whatever the runs). */
+function outputSettings(flags: OutputFlags) {
   if (flags.json && flags.format !== 'text' && flags.format !== 'json')
     throw new BenchgateError(
       'BG_E_USAGE',
       `--json is --format json; it cannot be used with --format ${flags.format}.`,
     );
-  const format = parseFormat(flags.json ? 'json' : flags.format);
-  const seed = parsePositive('--seed', flags.seed, { integer: true, allowZero: true });
-  const iterations = parsePositive('--iterations', flags.iterations, { integer: true });
+  return {
+    format: parseFormat(flags.json ? 'json' : flags.format),
+    seed: parsePositive('--seed', flags.seed, { integer: true, allowZero: true }),
+    iterations: parsePositive('--iterations', flags.iterations, { integer: true }),
+  };
+}
+
+async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promise<number> {
+  const { format, seed, iterations } = outputSettings(flags);
   const runs = await readRuns(runDirs);
   const cmp = compareRuns(runs, {
     baseline: flags.baseline,
@@ -146,9 +153,10 @@ export function registerCompare(program: Command): void {
       collect,
     );
   withOutputOptions(report, 'bootstrap resamples').action(
-    action(async (dir: string, flags: OutputFlags & { metric?: string[] }) =>
-      emit(await reportRunDirs(dir), flags),
-    ),
+    action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => {
+      outputSettings(flags);
+      return emit(await reportRunDirs(dir), flags);
+    }),
   );
 
   program
