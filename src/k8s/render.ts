@@ -68,6 +68,24 @@ function podScript(o: K8sRenderOptions): string {
   ].join('\n');
 }
 
+/** The pod's variables: the shard count, the common start (ConfigMap), the API key (Secret), the clock reference. */
+function podEnv(o: K8sRenderOptions): Record<string, unknown>[] {
+  const env: Record<string, unknown>[] = [
+    { name: 'BENCHGATE_SHARDS', value: String(o.shards) },
+    {
+      name: 'BENCHGATE_START_AT',
+      valueFrom: { configMapKeyRef: { name: `${o.name}-start`, key: 'start-at' } },
+    },
+  ];
+  if (o.apiKey)
+    env.push({
+      name: o.apiKey.env,
+      valueFrom: { secretKeyRef: { name: `${o.name}-plan`, key: API_KEY_ITEM } },
+    });
+  if (o.clockRef) env.push({ name: 'BENCHGATE_CLOCK_REF', value: o.clockRef });
+  return env;
+}
+
 /** The Secret (plan, API key), the ConfigMap (start time) and the Indexed Job, as plain objects for `kubectl apply`. */
 export function k8sObjects(o: K8sRenderOptions): Record<string, unknown>[] {
   checkName(o.name);
@@ -94,19 +112,7 @@ export function k8sObjects(o: K8sRenderOptions): Record<string, unknown>[] {
     metadata: metadata(`${o.name}-start`),
     data: { 'start-at': String(o.startAtEpochMs) },
   };
-  const env: Record<string, unknown>[] = [
-    { name: 'BENCHGATE_SHARDS', value: String(o.shards) },
-    {
-      name: 'BENCHGATE_START_AT',
-      valueFrom: { configMapKeyRef: { name: `${o.name}-start`, key: 'start-at' } },
-    },
-  ];
-  if (o.apiKey)
-    env.push({
-      name: o.apiKey.env,
-      valueFrom: { secretKeyRef: { name: `${o.name}-plan`, key: API_KEY_ITEM } },
-    });
-  if (o.clockRef) env.push({ name: 'BENCHGATE_CLOCK_REF', value: o.clockRef });
+  const env = podEnv(o);
   // only the plan file is mounted; the API key reaches the pod as its variable, never as a file
   const volumes: Record<string, unknown>[] = [
     {

@@ -58,7 +58,7 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
         expected: want,
         found: ids.length > 0 ? ids.join(', ') : `no model list (HTTP ${modelsDoc.status ?? 'none'})`,
         evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
-        hint: served ? undefined : 'target.model must be one of the ids GET /v1/models lists.',
+        hint: served ? undefined : '--model (target.model in a plan) must be one of the ids GET /v1/models lists.',
       }),
     );
   } else if (ids.length > 0) {
@@ -79,7 +79,7 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
           ? `${ctx.model} (from the live config; /v1/models gave none)`
           : `none (HTTP ${modelsDoc.status ?? 'none'}${modelsDoc.json === undefined ? ', not JSON' : ''})`,
         evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
-        hint: 'Set target.model, or check that the server exposes GET /v1/models.',
+        hint: 'Name the model with --model (target.model in a plan), or check that the server exposes GET /v1/models.',
       }),
     );
   }
