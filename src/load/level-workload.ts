@@ -22,7 +22,7 @@ export interface LevelWorkload {
   requests: number | null;
   /** Send offsets (ms from the level start) when the workload brings its arrival schedule. */
   scheduleMs: number[] | null;
-  /** The level key to record (a trace level is its mean offered rate). */
+  /** The level key to record (a trace level is its mean offered rate, labelled by its speed factor). */
   level: LevelKey;
   /** Shared prefix: the configured (expected) prefix-cache hit rate. */
   expectedHitRate: number | null;
@@ -96,6 +96,7 @@ export async function buildLevelWorkload(a: LevelWorkloadArgs): Promise<LevelWor
         kind: 'rate',
         value: Math.round(rate * 1000) / 1000,
         maxConcurrency: a.plan.load.max_concurrency ?? null,
+        speedFactor: a.value,
       },
     };
   }

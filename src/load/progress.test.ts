@@ -59,4 +59,11 @@ describe('progress on a piped stderr', () => {
       '  cfg-a: waiting for ready 1 s / 900 s · HTTP 503 · line 1',
     ]);
   });
+
+  it('counts an SLO-search probe against max_probes: "probe 3/11", not "level 3/1"', () => {
+    let out = '';
+    const view = plainProgress({ write: (s: string) => (out += s) }, 3_600_000);
+    view.levelStarted(2, 11, 'concurrency 8', 20, null, 'probe');
+    expect(out).toMatch(/^probe 3\/11 concurrency 8 {2}0\/20 done/);
+  });
 });

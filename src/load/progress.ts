@@ -12,6 +12,8 @@ export interface ProgressView {
     label: string,
     total: number | null,
     durationMs: number | null,
+    /** What is counted: a plan level, or an SLO-search probe out of max_probes. */
+    unit?: 'level' | 'probe',
   ): void;
   record(r: RequestRecord): void;
   levelDone(): void;
@@ -43,8 +45,15 @@ function levelStats() {
   let outTokens = 0;
   let ttfts: number[] = [];
   return {
-    start(levelIndex: number, levelCount: number, l: string, t: number | null, d: number | null): void {
-      label = `level ${levelIndex + 1}/${levelCount} ${l}`;
+    start(
+      levelIndex: number,
+      levelCount: number,
+      l: string,
+      t: number | null,
+      d: number | null,
+      unit: 'level' | 'probe' = 'level',
+    ): void {
+      label = `${unit} ${levelIndex + 1}/${levelCount} ${l}`;
       total = t;
       durationMs = d;
       startMs = performance.now();
@@ -92,8 +101,8 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
   };
 
   return {
-    levelStarted(levelIndex, levelCount, l, t, d) {
-      stats.start(levelIndex, levelCount, l, t, d);
+    levelStarted(levelIndex, levelCount, l, t, d, unit) {
+      stats.start(levelIndex, levelCount, l, t, d, unit);
       draw(true);
     },
     record(r) {
@@ -151,8 +160,8 @@ export function plainProgress(
   };
   const note = throttledLines((l) => stream.write(`${l}\n`), everyMs);
   return {
-    levelStarted(levelIndex, levelCount, l, t, d) {
-      stats.start(levelIndex, levelCount, l, t, d);
+    levelStarted(levelIndex, levelCount, l, t, d, unit) {
+      stats.start(levelIndex, levelCount, l, t, d, unit);
       print();
     },
     record(r) {

@@ -492,7 +492,11 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
-    c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
+    // an SLO-search probe counts against max_probes, not the plan's levels: "probe 3/11"
+    const [count, unit] = o.probe
+      ? [plan.load.slo_search?.max_probes ?? li + 1, 'probe' as const]
+      : [plan.load.levels.length, 'level' as const];
+    c.progress.levelStarted(li, count, levelWords(key), work.requests, shape.durationMs, unit);
     const telemetry = await telemetryOf.start(li);
     await o.beforeSend?.();
     const hits = new PrefixHitCounter();
