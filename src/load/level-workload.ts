@@ -93,6 +93,7 @@ async function traceWorkload(a: LevelWorkloadArgs, base: Base): Promise<LevelWor
       kind: 'rate',
       value: Math.round(rate * 1000) / 1000,
       maxConcurrency: a.plan.load.max_concurrency ?? null,
+      speedFactor: a.value,
     },
   };
 }

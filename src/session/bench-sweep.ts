@@ -29,6 +29,8 @@ export interface SweepOptions {
   signal: AbortSignal;
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
   note: (line: string) => void;
+  /** Awaited just before the first level's first request (a shard's wait for the common start). */
+  beforeFirstSend?: () => Promise<void>;
 }
 
 /** Sweeps every level (or the SLO search) into `store`, recording progress in `sweep` as it goes. */
@@ -40,6 +42,7 @@ export async function sweepLevels(
 ): Promise<void> {
   const { plan } = session;
   if (plan.load.kind === 'slo_search') {
+    await o.beforeFirstSend?.();
     const s = await runSloSearch(session, store, o);
     sweep.levels.push(...s.levels);
     sweep.interrupted = s.interrupted;
@@ -47,7 +50,12 @@ export async function sweepLevels(
     return;
   }
   for (let li = 0; li < plan.load.levels.length && !o.signal.aborted; li++) {
-    const r = await session.runLevel(li, { store, signal: o.signal, afterLevel: o.afterLevel });
+    const r = await session.runLevel(li, {
+      store,
+      signal: o.signal,
+      afterLevel: o.afterLevel,
+      beforeSend: li === 0 ? o.beforeFirstSend : undefined,
+    });
     if (store.writeError) throw store.writeError;
     sweep.levels.push(r.summary);
     sweep.interrupted = r.interrupted;

@@ -91,14 +91,13 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
     const p = await prepareLevel(c, li, o, troubled);
     const key = p.shape.level;
     const before = await scrapeSpecCounters(c.http, c.adapter);
-    c.progress.levelStarted(
-      li,
-      plan.load.levels.length,
-      levelWords(key),
-      p.work.requests,
-      p.shape.durationMs,
-    );
+    // an SLO-search probe counts against max_probes, not the plan's levels: "probe 3/11"
+    const [count, unit] = o.probe
+      ? [plan.load.slo_search?.max_probes ?? li + 1, 'probe' as const]
+      : [plan.load.levels.length, 'level' as const];
+    c.progress.levelStarted(li, count, levelWords(key), p.work.requests, p.shape.durationMs, unit);
     const telemetry = await telemetryOf.start(li);
+    await o.beforeSend?.();
     const sent = await sendPrepared(c, p, o, telemetry, () => nextId++).catch(async (e: unknown) => {
       // a failed level (a load worker's error) stops its sampling too: no timer outlives the run
       await telemetry.stop(o.store.dir).catch(() => undefined);

@@ -87,25 +87,42 @@ async function resolveTarget(
   return { url: sim.url, sim };
 }
 
-/** A shard's clock, sampled before the first level and after the last, and its wait for the common start. */
+interface ShardClock {
+  /** Waits for the common start (a shard's first level calls it once its prompts are built). */
+  startTogether(): Promise<void>;
+  finish(): Promise<void>;
+}
+
+/**
+ * A shard's clock, sampled before the first level and after the last, and its wait for the common start.
+ * The wait comes once the first level is prepared, so every shard's first request goes out at the start;
+ * how late it got there goes into its manifest, and merge flags a late shard (it did not load the server
+ * with the others).
+ */
 async function shardClock(
   shard: Shard | null,
   o: { store: RunStore; session: Session; referenceUrl: string; headers: Record<string, string> },
   signal: AbortSignal | undefined,
   progress: ProgressView,
-): Promise<{ finish(): Promise<void> }> {
-  if (!shard) return { finish: async () => {} };
+): Promise<ShardClock> {
+  if (!shard) return { startTogether: async () => {}, finish: async () => {} };
   const clockOpts = { referenceUrl: o.referenceUrl, headers: o.headers, anchor: o.session.anchor };
   const start = await sampleShardClock(clockOpts);
-  const info = (end: Awaited<ReturnType<typeof sampleShardClock>>) =>
-    shardInfo(shard, o.session.anchor, o.referenceUrl, start, end);
+  let lateStartMs = 0;
+  const info = (end: Awaited<ReturnType<typeof sampleShardClock>>) => ({
+    ...shardInfo(shard, o.session.anchor, o.referenceUrl, start, end),
+    lateStartMs,
+  });
   o.store.updateManifest({ shard: info(null) });
-  const lateMs = await waitForStart(shard, signal);
-  if (lateMs > 0)
-    progress.note(
-      `benchgate: shard ${shard.index} started ${(lateMs / 1000).toFixed(1)} s after the common start.`,
-    );
   return {
+    startTogether: async () => {
+      lateStartMs = await waitForStart(shard, signal);
+      o.store.updateManifest({ shard: info(null) });
+      if (lateStartMs > 0)
+        progress.note(
+          `benchgate: shard ${shard.index} started ${(lateStartMs / 1000).toFixed(1)} s after the common start.`,
+        );
+    },
     finish: async () => {
       if (!o.store.writeError) o.store.updateManifest({ shard: info(await sampleShardClock(clockOpts)) });
     },
@@ -164,6 +181,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         signal,
         afterLevel: opts.afterLevel,
         note: (t) => progress.note(t),
+        beforeFirstSend: clock.startTogether,
       });
     } catch (e) {
       sweep.failure = e instanceof Error ? e.message : String(e);

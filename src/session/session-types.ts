@@ -72,6 +72,8 @@ export interface RunLevelOptions {
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
   /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
   probe?: { level: LevelKey; slo: Plan['slo'] };
+  /** Awaited once the level is prepared, just before its first request (a shard waits for the common start). */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface Session {
