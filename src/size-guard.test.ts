@@ -1,5 +1,5 @@
-// Keeps the simulator and the client's hot path in small pieces a reader can hold in mind: no product
-// file in sim/ or client/ over 300 lines, no function over 80, measured on the TypeScript syntax tree
+// Keeps the simulator, the client's hot path and the engine adapters in small pieces a reader can hold in
+// mind: no product file in sim/, client/ or engines/ over 300 lines, no function over 80, measured on the TypeScript syntax tree
 // (function declarations, methods, constructors, accessors, and arrow or function expressions given a name).
 
 import ts from 'typescript';
@@ -8,7 +8,7 @@ import { folderOf, productSources, type SourceFile } from './test-support/source
 
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 80;
-const SIZE_GUARDED_FOLDERS = ['sim', 'client'];
+const SIZE_GUARDED_FOLDERS = ['sim', 'client', 'engines'];
 
 interface Measured {
   file: string;

@@ -12,6 +12,7 @@ import {
 import {
   sglangCrashLines,
   sglangDecodeLine,
+  sglangLoadBeginLines,
   sglangLoadLines,
   sglangPrefillLine,
   sglangReadyLines,
@@ -162,6 +163,7 @@ export const SGLANG_SURFACE: FlavorSurface = {
   logs: {
     start: (c, at) => sglangStartLines(c, at),
     startError: sglangStartErrorLines,
+    loading: (c, at) => sglangLoadBeginLines(c, at),
     loaded: (c, at, _pid, architecture) => sglangLoadLines(c, at, architecture),
     ready: sglangReadyLines,
     crash: sglangCrashLines,
