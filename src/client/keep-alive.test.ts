@@ -146,7 +146,12 @@ describe('a streamed request retried on a new connection', () => {
       const send = () =>
         streamRequest({
           baseUrl: url,
-          request: { method: 'POST', path: '/v1/completions', body: {}, tokenAccounting: 'openai-final-usage' },
+          request: {
+            method: 'POST',
+            path: '/v1/completions',
+            body: {},
+            tokenAccounting: 'openai-final-usage',
+          },
           originMs: 0,
           id: 0,
           levelIndex: 0,
