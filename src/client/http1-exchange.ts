@@ -1,11 +1,14 @@
-// One HTTP/1.1 exchange on a pooled raw socket: the connection wrapper (reads through `onread` into
-// one shared buffer, each read timestamped first) and the run of one request on it, with the one
-// retry a reused connection closed by the server while idle deserves. The pool (http1-pool.ts)
-// only hands connections out and takes them back.
+// One HTTP/1.1 exchange on a pooled raw socket (http1-connection.ts): the request written, the answer
+// parsed as it arrives, and the one retry on a fresh connection that a reused connection closed by the
+// server before any answer byte deserves. The pool (http1-pool.ts) only hands connections out and takes
+// them back.
 
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { ConnectionOwner, ConnectionPool, PooledConnection } from './http1-connection.js';
 import { Http1ResponseParser, type ResponseHead } from './http1-response-parser.js';
+import type { KeepAliveHint } from './keep-alive.js';
+
+export type { ConnectionPool } from './http1-connection.js';
 
 export interface ExchangeHandlers {
   /** Response head parsed; atMs is the monotonic arrival time of the read that completed it. */
@@ -16,6 +19,8 @@ export interface ExchangeHandlers {
   onEnd(atMs: number): void;
   /** The exchange failed: 'connect' before any response byte, 'response' after. */
   onFail(phase: 'connect' | 'response', message: string, atMs: number): void;
+  /** The request is being sent again on a fresh connection: the reused one closed before any answer. */
+  onRetry?(reason: string): void;
 }
 
 export interface Exchange {
@@ -23,82 +28,13 @@ export interface Exchange {
   cancel(): void;
 }
 
-/** What a connection and an exchange need from their pool. */
-export interface ConnectionPool {
-  readonly host: string;
-  readonly port: number;
-  take(): { conn: PooledConnection; reused: boolean };
-  release(conn: PooledConnection): void;
-  forget(conn: PooledConnection): void;
-}
-
-/** One socket's read buffer for every pooled connection: reads are delivered synchronously, one at a time. */
-const sharedReadBuffer = Buffer.allocUnsafe(256 * 1024);
-
-export class PooledConnection {
-  readonly socket: net.Socket;
-  owner: ExchangeRun | null = null;
-  connected = false;
-  closed = false;
-  readonly pool: ConnectionPool;
-
-  constructor(pool: ConnectionPool) {
-    this.pool = pool;
-    this.socket = net.connect({
-      host: pool.host,
-      port: pool.port,
-      noDelay: true,
-      onread: {
-        buffer: sharedReadBuffer,
-        callback: (nread: number, buf: Uint8Array): boolean => {
-          const atMs = performance.now();
-          const o = this.owner;
-          if (o === null) {
-            // bytes on an idle connection: the server is out of step with us; drop the socket
-            this.discard();
-            return false;
-          }
-          o.onBytes(buf as Buffer, nread, atMs);
-          return true;
-        },
-      },
-    } as net.NetConnectOpts);
-    this.socket.setNoDelay(true);
-    this.socket.once('connect', () => {
-      this.connected = true;
-      this.owner?.onConnected();
-    });
-    this.socket.on('end', () => this.onGone(null));
-    this.socket.on('error', (err: NodeJS.ErrnoException) => this.onGone(err));
-    this.socket.on('close', () => this.onGone(null));
-  }
-
-  private onGone(err: NodeJS.ErrnoException | null): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.pool.forget(this);
-    const o = this.owner;
-    this.owner = null;
-    if (!this.socket.destroyed) this.socket.destroy();
-    o?.onSocketGone(err);
-  }
-
-  discard(): void {
-    this.owner = null;
-    if (!this.closed) {
-      this.closed = true;
-      this.pool.forget(this);
-      this.socket.destroy();
-    }
-  }
-}
-
-export class ExchangeRun implements Exchange {
+export class ExchangeRun implements Exchange, ConnectionOwner {
   private conn: PooledConnection | null = null;
   private reused = false;
   private retried = false;
   private gotBytes = false;
   private finished = false;
+  private hint: KeepAliveHint | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
   private parser: Http1ResponseParser;
   /** Arrival time of the read being parsed, for the sink callbacks. */
@@ -118,16 +54,23 @@ export class ExchangeRun implements Exchange {
 
   private newParser(): Http1ResponseParser {
     return new Http1ResponseParser({
-      onHead: (head) => this.h.onHead(head, this.atMs),
-      onBody: (buf, start, end) => this.h.onBody(buf, start, end, this.atMs),
+      onHead: (head) => {
+        this.hint = head.keepAliveHint;
+        this.h.onHead(head, this.atMs);
+      },
+      onBody: (buf, start, end) => {
+        // the rest of a read after the exchange was ended (a cap passed, a cancel) is not delivered
+        if (!this.finished) this.h.onBody(buf, start, end, this.atMs);
+      },
       onComplete: () => {
         // released after the read that completed the body has been handled (see onBytes)
       },
     });
   }
 
-  start(): void {
-    const { conn, reused } = this.pool.take();
+  /** Sends the request on a pooled connection (a new one when `fresh`). */
+  start(fresh = false): void {
+    const { conn, reused } = this.pool.take(fresh);
     this.conn = conn;
     this.reused = reused;
     conn.owner = this;
@@ -143,6 +86,16 @@ export class ExchangeRun implements Exchange {
       // written now, flushed by the socket as soon as it connects (one buffer, Nagle off)
       conn.socket.write(this.requestBytes);
     }
+  }
+
+  /** A response byte arrived on the current connection. */
+  get answered(): boolean {
+    return this.gotBytes;
+  }
+
+  /** Ended: answered, failed or cancelled (a queued run cancelled before it started included). */
+  get done(): boolean {
+    return this.finished;
   }
 
   onConnected(): void {
@@ -168,7 +121,8 @@ export class ExchangeRun implements Exchange {
       const conn = this.conn;
       this.conn = null;
       if (conn) {
-        if (this.parser.reusable) this.pool.release(conn);
+        const again = conn.completed(this.parser.reusable, this.hint, atMs);
+        if (again) this.pool.release(conn);
         else conn.discard();
       }
       this.h.onEnd(atMs);
@@ -182,10 +136,14 @@ export class ExchangeRun implements Exchange {
     if (this.connectTimer) clearTimeout(this.connectTimer);
     this.connectTimer = null;
     if (!this.gotBytes && this.reused && !this.retried) {
-      // the server closed the idle connection as we reused it: one fresh attempt
+      // the server closed the idle connection as we reused it: one attempt on a new connection
+      // (another idle one may have been closed by the same server timeout)
       this.retried = true;
       this.parser = this.newParser();
-      this.start();
+      this.h.onRetry?.(
+        `a reused connection was closed by the server before any answer (${err?.code ?? 'end of file'})`,
+      );
+      this.start(true);
       return;
     }
     if (err === null && this.parser.headParsed) {
@@ -211,7 +169,8 @@ export class ExchangeRun implements Exchange {
     );
   }
 
-  private fail(phase: 'connect' | 'response', message: string): void {
+  /** Ends the exchange as failed (also a queued one that never started: its pool was destroyed). */
+  fail(phase: 'connect' | 'response', message: string): void {
     if (this.finished) return;
     this.cancel();
     this.h.onFail(phase, message, performance.now());

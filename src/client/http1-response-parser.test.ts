@@ -42,7 +42,13 @@ describe('Http1ResponseParser', () => {
     expect(Buffer.from(whole.out.body, 'latin1').toString('utf8')).toBe(
       'data: a\n\ndata: {"x":"é"}\n\ndata: b',
     );
-    expect(whole.out.head).toEqual({ status: 200, contentType: 'text/event-stream', keepAlive: true });
+    expect(whole.out.head).toEqual({
+      status: 200,
+      contentType: 'text/event-stream',
+      keepAlive: true,
+      keepAliveHint: null,
+      location: null,
+    });
   });
 
   it('ends a content-length body after exactly that many bytes and skips an interim 100 answer', () => {

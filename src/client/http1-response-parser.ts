@@ -2,12 +2,18 @@
 // then the body with its framing removed (chunked, content-length or read-until-close), fed
 // straight from socket reads with no copy unless the head or a chunk-size line spans two reads.
 
+import { type KeepAliveHint, parseKeepAlive } from './keep-alive.js';
+
 export interface ResponseHead {
   status: number;
   /** Lower-cased content-type header value ('' when absent). */
   contentType: string;
   /** False when the server asked to close (Connection: close, HTTP/1.0 without keep-alive). */
   keepAlive: boolean;
+  /** The server's `Keep-Alive: timeout=N, max=M` announcement; null when it sent none. */
+  keepAliveHint: KeepAliveHint | null;
+  /** The `Location` header (redirects); null when absent. */
+  location: string | null;
 }
 
 export interface ResponseSink {
@@ -199,6 +205,8 @@ export class Http1ResponseParser {
     let contentLength = -1;
     let chunked = false;
     let connection = '';
+    let keepAliveHint: KeepAliveHint | null = null;
+    let location: string | null = null;
     for (let k = 1; k < lines.length; k++) {
       const line = lines[k];
       const colon = line.indexOf(':');
@@ -209,10 +217,12 @@ export class Http1ResponseParser {
       else if (name === 'content-length') contentLength = /^\d+$/.test(value) ? Number(value) : -2;
       else if (name === 'transfer-encoding') chunked = value.toLowerCase().endsWith('chunked');
       else if (name === 'connection') connection = value.toLowerCase();
+      else if (name === 'keep-alive') keepAliveHint = parseKeepAlive(value);
+      else if (name === 'location') location = value;
     }
     if (contentLength === -2 && !chunked) return 'the response has an invalid content-length header.';
     this.keepAlive = m[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
-    this.sink.onHead({ status, contentType, keepAlive: this.keepAlive });
+    this.sink.onHead({ status, contentType, keepAlive: this.keepAlive, keepAliveHint, location });
     if (status === 204 || status === 304) {
       this.finish();
     } else if (chunked) {

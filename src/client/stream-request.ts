@@ -8,6 +8,7 @@ import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { BuiltRequest } from '../engines/types.js';
 import { RECORD_VERSION, type RequestRecord } from '../records/request-record.js';
+import { destroyControlPools } from './control-http.js';
 import { assertSendableHeaders } from './headers.js';
 import { destroyPools } from './http1-pool.js';
 import { DEFAULT_MAX_EVENT_BYTES, StreamRun, type StreamTimeouts } from './stream-run.js';
@@ -73,22 +74,33 @@ export async function loadUndiciTransport(): Promise<void> {
   undiciTransport ??= await import('./transport-undici.js');
 }
 
-/** Closes every kept-alive connection of every transport (end of a run or command). */
+/** Closes every kept-alive connection of every transport, load and control (end of a run or command). */
 export function destroyAgents(): void {
   destroyNodeAgents();
   destroyPools();
+  destroyControlPools();
   undiciTransport?.destroyUndiciPools();
 }
 
 /**
- * Opens keep-alive connections to a plain-http target until `count` are idle (call before a level
- * with its concurrency), so no request of the level includes a TCP handshake in its TTFT.
+ * Makes exactly `count` keep-alive load connections to a plain-http target idle and ready (call before
+ * a level with its concurrency): no request of the level includes a TCP handshake in its TTFT, and a
+ * previous, larger level's connections are closed, so the load never holds more than it needs.
  * A no-op for https targets (those connect on demand).
  */
 export async function preconnect(baseUrl: string, count: number, connectMs: number): Promise<void> {
   const u = new URL(baseUrl);
   if (u.protocol !== 'http:') return;
   await poolForUrl(u).preconnect(count, connectMs);
+}
+
+/**
+ * Closes this thread's idle load connections to a target: before a level is sent from worker threads
+ * (each with its own pool), so the smoke request's or an earlier level's sockets are not held beside them.
+ */
+export function closeIdleConnections(baseUrl: string): void {
+  const u = new URL(baseUrl);
+  if (u.protocol === 'http:') poolForUrl(u).closeIdle();
 }
 
 function newRecord(opts: StreamRequestOptions): RequestRecord {

@@ -25,6 +25,15 @@ export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
 
 const BODY_PREVIEW_BYTES = 300;
 
+/**
+ * Most output tokens read from one stream: twice what max_tokens asked for, plus 64 (room for a
+ * speculative server's overshoot). A stream that goes on past it ignores max_tokens; it is failed with
+ * BG_E_OUTPUT_OVERRUN and no longer read, so its record (and memory) stays bounded.
+ */
+export function outputTokenBound(requestedOutputTokens: number): number {
+  return 2 * Math.max(0, requestedOutputTokens) + 64;
+}
+
 export function preview(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > BODY_PREVIEW_BYTES ? `${oneLine.slice(0, BODY_PREVIEW_BYTES)}…` : oneLine;
@@ -51,6 +60,8 @@ export class StreamRun implements TransportHandlers {
   private readonly chunkChars: number[] = [];
   private readonly scanner: SseScanner;
   private lastCumulative = 0;
+  /** Output tokens counted so far, against outputTokenBound. */
+  private tokensSeen = 0;
   private sawServerPerChunk = false;
   private sawDone = false;
   private done = false;
@@ -201,6 +212,23 @@ export class StreamRun implements TransportHandlers {
       if (rec.firstContentMs === null && (this.s.native || visible)) rec.firstContentMs = rel;
     }
     if (facts.finishReason !== null) rec.finishReason = facts.finishReason;
+    this.tokensSeen += tokens;
+    if (this.tokensSeen > outputTokenBound(rec.requestedOutputTokens)) this.overrun(atAbs);
+  }
+
+  private overrun(atAbs: number): void {
+    const asked = this.rec.requestedOutputTokens;
+    this.finish(
+      'BG_E_OUTPUT_OVERRUN',
+      `the server streamed ${this.tokensSeen} output tokens for max_tokens ${asked} and had not finished; benchgate stopped reading at the bound of ${outputTokenBound(asked)} (2 × max_tokens + 64).`,
+      atAbs,
+    );
+  }
+
+  /** The transport sends the request again on a new connection: counted, never a failure. */
+  onRetry(): void {
+    if (this.done) return;
+    this.rec.retries = (this.rec.retries ?? 0) + 1;
   }
 
   onHead(status: number, contentType: string, atAbs: number): void {

@@ -1,11 +1,14 @@
 // Small, non-hot-path HTTP access to a target for engine adapters and checks (config endpoints,
-// /metrics, /health). Never throws for an HTTP status; transport failures become `error` codes.
+// /metrics, /health), over the shared control channel (control-http.ts: two connections at most, a
+// byte cap on every reply). Never throws for an HTTP status; transport failures, timeouts and replies
+// over the cap become `error` codes.
 // Redirects are followed only within the target's origin (scheme, host, port): the plan's headers
 // (API keys) must never reach another host, nor may another host's answers pass for the target's.
 
 import { monoNowMs } from '../core/clock.js';
 import { tryParsePythonJson } from '../core/python-json.js';
 import type { HttpDoc, TargetHttp } from '../engines/types.js';
+import { type ControlReply, controlRequest, DEFAULT_MAX_REPLY_BYTES } from './control-http.js';
 import { assertSendableHeaders } from './headers.js';
 import { joinUrl, originOf } from './url.js';
 
@@ -14,48 +17,44 @@ export interface TargetHttpOptions {
   headers?: Record<string, string>;
   /** Default total timeout per request in ms (default 10 s). */
   timeoutMs?: number;
+  /** Largest reply body read, in bytes (default 32 MiB); a bigger one is BG_E_REPLY_TOO_LARGE. */
+  maxReplyBytes?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 5;
 
-/** Describes a fetch failure in one sentence without leaking headers. */
-function describeTransportError(url: string, e: unknown): string {
-  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
-  const detail = cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e));
-  return `could not connect to ${url} (${detail})`;
-}
-
 class CrossOriginRedirect extends Error {}
 
 interface Call {
-  method: string;
+  method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string | undefined;
-  signal: AbortSignal;
+  deadlineMs: number;
+  maxBytes: number;
 }
 
-/** fetch without automatic redirects; same-origin redirects followed here, any other is an error. */
-async function fetchSameOrigin(url: string, call: Call): Promise<Response> {
+/** A request over the control channel; same-origin redirects followed here, any other is an error. */
+async function requestSameOrigin(url: string, call: Call): Promise<{ reply: ControlReply; url: string }> {
   let current = new URL(url);
   let { method, body } = call;
   for (let hop = 0; ; hop++) {
-    const res = await fetch(current, {
+    const reply = await controlRequest(current, {
       method,
       headers: call.headers,
       body,
-      signal: call.signal,
-      redirect: 'manual',
+      timeoutMs: Math.max(1, call.deadlineMs - monoNowMs()),
+      maxBytes: call.maxBytes,
     });
-    const location = res.headers.get('location');
-    if (res.status < 300 || res.status > 399 || location === null || hop >= MAX_REDIRECTS) return res;
+    const { status, location } = reply;
+    if (status === null || status < 300 || status > 399 || location === null || hop >= MAX_REDIRECTS)
+      return { reply, url: current.href };
     const next = new URL(location, current);
-    await res.body?.cancel();
     if (originOf(next) !== originOf(current))
       throw new CrossOriginRedirect(
-        `${current.href} redirected (HTTP ${res.status}) to another origin, ${next.href}; benchgate does not follow it (the plan's headers are never sent to another host). Point target.url at the server itself.`,
+        `${current.href} redirected (HTTP ${status}) to another origin, ${next.href}; benchgate does not follow it (the plan's headers are never sent to another host). Point target.url at the server itself.`,
       );
-    if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+    if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
       method = 'GET';
       body = undefined;
     }
@@ -63,49 +62,51 @@ async function fetchSameOrigin(url: string, call: Call): Promise<Response> {
   }
 }
 
+function failureOf(reply: ControlReply, url: string, timeoutMs: number): HttpDoc['error'] {
+  const f = reply.failure;
+  if (f === null) return undefined;
+  if (f.kind === 'timeout')
+    return { code: 'BG_E_TOTAL_TIMEOUT', message: `${url} did not answer within ${timeoutMs} ms` };
+  if (f.kind === 'too-large') return { code: 'BG_E_REPLY_TOO_LARGE', message: `${url}: ${f.message}` };
+  return { code: 'BG_E_CONNECT', message: `could not connect to ${url} (${f.message})` };
+}
+
 export function createTargetHttp(baseUrl: string, opts: TargetHttpOptions = {}): TargetHttp {
   assertSendableHeaders(opts.headers);
   const headers = { ...(opts.headers ?? {}) };
   const defaultTimeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = opts.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   return {
     baseUrl,
     async request(path, reqOpts = {}): Promise<HttpDoc> {
       const url = joinUrl(baseUrl, path);
       const timeoutMs = reqOpts.timeoutMs ?? defaultTimeoutMs;
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
       const startMs = monoNowMs();
       try {
-        const res = await fetchSameOrigin(url, {
+        const { reply } = await requestSameOrigin(url, {
           method: reqOpts.method ?? (reqOpts.body === undefined ? 'GET' : 'POST'),
-          headers: reqOpts.body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+          headers,
           body: reqOpts.body === undefined ? undefined : JSON.stringify(reqOpts.body),
-          signal: controller.signal,
+          deadlineMs: startMs + timeoutMs,
+          maxBytes,
         });
-        const text = await res.text();
-        const contentType = res.headers.get('content-type');
-        const doc: HttpDoc = { url, status: res.status, contentType, text, elapsedMs: monoNowMs() - startMs };
+        const elapsedMs = monoNowMs() - startMs;
+        const error = failureOf(reply, url, timeoutMs);
+        // a reply cut by a failure is never read as a document: its status alone stays
+        if (error) return { url, status: null, contentType: null, text: '', error, elapsedMs };
+        const text = reply.body.toString('utf8');
+        const doc: HttpDoc = { url, status: reply.status, contentType: reply.contentType, text, elapsedMs };
         const json = tryParsePythonJson(text);
         if (json !== undefined) doc.json = json;
         return doc;
       } catch (e) {
         const elapsedMs = monoNowMs() - startMs;
+        const message = e instanceof Error ? e.message : String(e);
         const error =
           e instanceof CrossOriginRedirect
-            ? { code: 'BG_E_CROSS_ORIGIN_REDIRECT' as const, message: e.message }
-            : timedOut
-              ? {
-                  code: 'BG_E_TOTAL_TIMEOUT' as const,
-                  message: `${url} did not answer within ${timeoutMs} ms`,
-                }
-              : { code: 'BG_E_CONNECT' as const, message: describeTransportError(url, e) };
+            ? { code: 'BG_E_CROSS_ORIGIN_REDIRECT' as const, message }
+            : { code: 'BG_E_CONNECT' as const, message: `could not request ${url} (${message})` };
         return { url, status: null, contentType: null, text: '', error, elapsedMs };
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

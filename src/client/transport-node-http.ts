@@ -1,20 +1,31 @@
-// node:http(s) transport: https targets and callers that bring their own
-// agent; also the keep-alive agents the small JSON helpers (post-json.ts) share.
+// node:http(s) transport: https targets and callers that bring their own agent. A request written to a
+// reused socket that the server closed before answering is sent once more on a new one, as in the
+// raw transport.
 
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { reuseWindowMs } from './keep-alive.js';
 import type { Send, SendSpec, TransportHandlers } from './transport.js';
 
 const sharedAgents = new Map<string, http.Agent>();
 
-/** A keep-alive agent per origin with no socket cap: concurrency is the load runner's job. */
+/**
+ * A keep-alive agent per origin with no socket cap (concurrency is the load runner's job); an idle
+ * socket is dropped before the common 5 s server timeout, or sooner when the server's
+ * `Keep-Alive: timeout=` says so (Node lowers the agent's timeout to the hint).
+ */
 export function keepAliveAgent(baseUrl: string): http.Agent {
   const u = new URL(baseUrl);
   const key = `${u.protocol}//${u.host}`;
   let agent = sharedAgents.get(key);
   if (!agent) {
-    const opts = { keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, scheduling: 'fifo' as const };
+    const opts = {
+      keepAlive: true,
+      maxSockets: Number.POSITIVE_INFINITY,
+      scheduling: 'fifo' as const,
+      timeout: reuseWindowMs(null),
+    };
     agent = u.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
     sharedAgents.set(key, agent);
   }
@@ -72,25 +83,35 @@ export function prepareNodeHttp(spec: SendSpec, h: TransportHandlers, agent: htt
     accept: 'text/event-stream',
     'content-length': Buffer.byteLength(spec.body),
   };
-  const req = lib.request(spec.url, { method: 'POST', headers, agent });
   return () => {
-    let gotResponse = false;
-    const connect = watchConnect(req, spec, h);
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      connect.clear();
-      const why = err.code ?? err.message;
-      if (!gotResponse) h.onFail('connect', `could not reach ${spec.url.host} (${why}).`, performance.now());
-      else h.onFail('response', `the connection broke mid-stream (${why})`, performance.now());
-    });
-    req.on('response', (response) => {
-      gotResponse = true;
-      connect.clear();
-      onResponse(response, h);
-    });
-    req.end(spec.body);
+    let current: { req: http.ClientRequest; clear(): void } | null = null;
+    const attempt = (isRetry: boolean): void => {
+      const req = lib.request(spec.url, { method: 'POST', headers, agent });
+      const connect = watchConnect(req, spec, h);
+      current = { req, clear: connect.clear };
+      let gotResponse = false;
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        connect.clear();
+        const why = err.code ?? err.message;
+        if (!gotResponse && req.reusedSocket && !isRetry) {
+          // the server closed the kept-alive socket as it was reused: once more on a new one
+          h.onRetry?.(`a reused connection was closed by the server before any answer (${why})`);
+          attempt(true);
+        } else if (!gotResponse)
+          h.onFail('connect', `could not reach ${spec.url.host} (${why}).`, performance.now());
+        else h.onFail('response', `the connection broke mid-stream (${why})`, performance.now());
+      });
+      req.on('response', (response) => {
+        gotResponse = true;
+        connect.clear();
+        onResponse(response, h);
+      });
+      req.end(spec.body);
+    };
+    attempt(false);
     return () => {
-      connect.clear();
-      req.destroy();
+      current?.clear();
+      current?.req.destroy();
     };
   };
 }

@@ -16,16 +16,23 @@ const FRAMING_HEADERS = new Set([
 ]);
 
 /** The complete request as one buffer: written to the socket in one call. Throws for an unsendable header. */
-export function renderRequest(url: URL, body: string, headers: Record<string, string> | undefined): Buffer {
-  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+export function renderRequest(
+  url: URL,
+  body: string | undefined,
+  headers: Record<string, string> | undefined,
+  how: { method: 'GET' | 'POST'; accept: string } = { method: 'POST', accept: 'text/event-stream' },
+): Buffer {
+  let head = `${how.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
   for (const [name, value] of Object.entries(headers ?? {})) {
     const problem = headerProblem(name, value);
     if (problem !== null) throw new Error(problem);
     if (FRAMING_HEADERS.has(name.toLowerCase())) continue;
     head += `${name}: ${value}\r\n`;
   }
-  head += `Content-Type: application/json\r\nAccept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  return Buffer.from(head + body, 'utf8');
+  head += `Accept: ${how.accept}\r\nConnection: keep-alive\r\n`;
+  if (body !== undefined)
+    head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  return Buffer.from(`${head}\r\n${body ?? ''}`, 'utf8');
 }
 
 /** The raw keep-alive pool for a plain-http URL (IPv6 brackets stripped, default port 80). */
@@ -45,6 +52,7 @@ export function prepareRaw(spec: SendSpec, h: TransportHandlers): Send {
         onBody: (buf, start, end, atMs) => h.onBody(buf, start, end, atMs),
         onEnd: (atMs) => h.onEnd(atMs),
         onFail: (phase, message, atMs) => h.onFail(phase, message, atMs),
+        onRetry: (reason) => h.onRetry?.(reason),
       },
       spec.connectMs,
     );

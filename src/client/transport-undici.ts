@@ -4,6 +4,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { reuseWindowMs } from './keep-alive.js';
 import type { Send, SendSpec, TransportHandlers } from './transport.js';
 
 const pools = new Map<string, Pool>();
@@ -18,7 +19,8 @@ function poolFor(url: URL, connectMs: number): Pool {
       connectTimeout: connectMs,
       headersTimeout: 0,
       bodyTimeout: 0,
-      keepAliveTimeout: 30_000,
+      // undici lowers it to a server's `Keep-Alive: timeout=` hint; without one, before the common 5 s
+      keepAliveTimeout: reuseWindowMs(null),
     });
     pools.set(key, p);
   }

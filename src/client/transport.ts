@@ -1,5 +1,5 @@
 // The seam between a request's record-keeping (stream-run.ts) and the bytes on the wire: each
-// transport (raw socket pool, undici, node:http) reports a response through these four calls,
+// transport (raw socket pool, undici, node:http) reports a response through these calls,
 // every one stamped with the monotonic arrival time of the read that carried it.
 
 export interface TransportHandlers {
@@ -9,6 +9,8 @@ export interface TransportHandlers {
   onEnd(atAbs: number): void;
   /** 'connect' before any response byte, 'response' after. */
   onFail(phase: 'connect' | 'response', detail: string, atAbs: number): void;
+  /** The request is sent again on a new connection (a reused one closed before any answer). */
+  onRetry?(reason: string): void;
 }
 
 /** Sends the prepared request and returns its cancel (called when the record finishes early). */

@@ -26,6 +26,9 @@ export const ERROR_CODES = {
   BG_E_ABORTED: 'the request was aborted by benchgate (interrupt or level end)',
   BG_E_STREAM_ERROR_EVENT: 'the server sent an error event inside the stream',
   BG_E_SSE_EVENT_TOO_LARGE: 'one streamed event exceeded the size cap',
+  BG_E_OUTPUT_OVERRUN:
+    'the stream carried far more tokens than max_tokens asked for; reading stopped at the bound',
+  BG_E_REPLY_TOO_LARGE: 'a non-streamed reply exceeded the byte cap; reading stopped there',
   BG_E_CROSS_ORIGIN_REDIRECT: 'the target redirected to another origin (scheme, host or port)',
   BG_E_LEVEL_ERROR_RATE: "a level's error rate passed the plan's threshold (load.error_stop)",
   BG_E_ALL_FAILED: 'every request of the run failed',
@@ -54,7 +57,8 @@ export type RequestErrorCode =
   | 'BG_E_NOT_SSE'
   | 'BG_E_ABORTED'
   | 'BG_E_STREAM_ERROR_EVENT'
-  | 'BG_E_SSE_EVENT_TOO_LARGE';
+  | 'BG_E_SSE_EVENT_TOO_LARGE'
+  | 'BG_E_OUTPUT_OVERRUN';
 
 export class BenchgateError extends Error {
   readonly code: ErrorCode;

@@ -98,7 +98,10 @@ export interface HttpDoc {
   text: string;
   /** Parsed JSON when the body is JSON (tolerant of bare Infinity/NaN); undefined otherwise. */
   json?: unknown;
-  error?: { code: 'BG_E_CONNECT' | 'BG_E_TOTAL_TIMEOUT' | 'BG_E_CROSS_ORIGIN_REDIRECT'; message: string };
+  error?: {
+    code: 'BG_E_CONNECT' | 'BG_E_TOTAL_TIMEOUT' | 'BG_E_CROSS_ORIGIN_REDIRECT' | 'BG_E_REPLY_TOO_LARGE';
+    message: string;
+  };
   elapsedMs: number;
 }
 

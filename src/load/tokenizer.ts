@@ -62,9 +62,9 @@ export async function serverTokenizer(
   let lastFailure = '';
   const ask = async (text: string): Promise<number | null> => {
     const req = requestFor(model, text);
-    let doc = await postJson(baseUrl, req.path, req.body, { headers });
-    // a kept-alive socket the server closed while idle (llama-server: after 5 s) fails once: send again
-    if (doc.status === null) doc = await postJson(baseUrl, req.path, req.body, { headers });
+    // over the control channel: prompts counted in parallel share its two connections, and a kept-alive
+    // socket the server closed while idle is retried there on a fresh one
+    const doc = await postJson(baseUrl, req.path, req.body, { headers });
     if (doc.status !== 200) {
       lastFailure = doc.error ?? `HTTP ${doc.status}`;
       return null;

@@ -49,6 +49,7 @@ export class LevelAccumulator {
   private allTokens = 0;
   private buckets: Float64Array | null = null;
   private readonly errorsByCode: Record<string, number> = {};
+  private retried = 0;
   private readonly reconciliation: LevelSummary['tokenReconciliation'] = {
     compared: 0,
     outputMismatches: 0,
@@ -115,6 +116,7 @@ export class LevelAccumulator {
     if (r.warmup) return;
     const w = this.windowOf();
     if (r.error) this.errorsByCode[r.error.code] = (this.errorsByCode[r.error.code] ?? 0) + 1;
+    if ((r.retries ?? 0) > 0) this.retried++;
     this.reconcile(r);
     if (w.durationS > 0) {
       const from = Math.max(r.sentMs, w.startMs);
@@ -212,6 +214,7 @@ export class LevelAccumulator {
         failed: this.measuredCount - this.completed,
         warmup: this.warmupCount,
         inFlightAtEnd: ctx.inFlightAtEnd,
+        retried: this.retried,
       },
       ttftMs: distribution(s.ttft.view(), p),
       ttftContentMs: distribution(s.ttftContent.view(), p),

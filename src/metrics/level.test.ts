@@ -92,9 +92,15 @@ const mixed = summarizeLevel(level([warm, r1, r2, failed], { inFlightAtEnd: 3 })
 
 describe('summarizeLevel on hand-built records', () => {
   it('counts completed, failed and warmup requests and passes in-flight through', () => {
-    expect(mixed.requests).toEqual({ completed: 2, failed: 1, warmup: 1, inFlightAtEnd: 3 });
+    expect(mixed.requests).toEqual({ completed: 2, failed: 1, warmup: 1, inFlightAtEnd: 3, retried: 0 });
     expect(mixed.levelIndex).toBe(2);
     expect(mixed.level).toEqual({ kind: 'concurrency', value: 4 });
+  });
+
+  it('counts a request sent again on a new connection as retried and completed, never failed', () => {
+    const retried = { ...r2, retries: 1 };
+    const s = summarizeLevel(level([r1, retried]));
+    expect(s.requests).toMatchObject({ completed: 2, failed: 0, retried: 1 });
   });
 
   it('spans the window from the first measured send to the last measured end, failures included', () => {
@@ -225,7 +231,7 @@ describe('levels with nothing measurable', () => {
     const s = summarizeLevel(
       level([rec({ sentMs: 0, chunks: [[10, 1]], warmup: true })], { slo: { ttft_ms: 1 } }),
     );
-    expect(s.requests).toEqual({ completed: 0, failed: 0, warmup: 1, inFlightAtEnd: 0 });
+    expect(s.requests).toEqual({ completed: 0, failed: 0, warmup: 1, inFlightAtEnd: 0, retried: 0 });
     expect(s.windowS).toBe(0);
     expect([s.ttftMs, s.tpotMs, s.e2eMs, s.chunkItlMs, s.tokenItlMs, s.queueWaitMs]).toEqual([
       null,

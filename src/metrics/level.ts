@@ -88,6 +88,7 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
       failed: failedCount,
       warmup: input.records.length - measured.length,
       inFlightAtEnd: input.inFlightAtEnd,
+      retried: measured.filter((r) => (r.retries ?? 0) > 0).length,
     },
     ttftMs: distribution(ttft.view(), p),
     ttftContentMs: distribution(ttftContent.view(), p),

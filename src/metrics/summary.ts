@@ -39,6 +39,11 @@ export interface LevelSummary {
     warmup: number;
     /** Requests still running when the level ended (see load docs for how they are counted). */
     inFlightAtEnd: number;
+    /**
+     * Measured requests sent a second time on a new connection because the kept-alive one had been
+     * closed by the server before any answer (a record's `retries`); not failures. Absent in older summaries.
+     */
+    retried?: number;
   };
   ttftMs: Distribution | null;
   ttftContentMs: Distribution | null;

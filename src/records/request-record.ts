@@ -64,6 +64,11 @@ export interface RequestRecord {
    * count, chat template included, is inputTokensServer.
    */
   historyTokens?: number;
+  /**
+   * Times the request was sent again on a new connection because the kept-alive one it was written to
+   * had been closed by the server before any answer byte; absent when it was not (a retry is no failure).
+   */
+  retries?: number;
   finishReason: string | null;
   httpStatus: number | null;
   error: { code: RequestErrorCode; message: string } | null;

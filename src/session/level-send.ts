@@ -4,7 +4,12 @@
 // back with it (per worker and the worst, with workers). The session's sweeper calls it per level.
 
 import { availableParallelism } from 'node:os';
-import { preconnect, type StreamTimeouts, streamRequest } from '../client/stream-request.js';
+import {
+  closeIdleConnections,
+  preconnect,
+  type StreamTimeouts,
+  streamRequest,
+} from '../client/stream-request.js';
 import type { ClockAnchor } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import { threadClock } from '../core/shared-clock.js';
@@ -62,6 +67,8 @@ export async function sendLevel(o: LevelSendOptions): Promise<LevelSendResult> {
   }
   const connections = Math.min(o.inFlight, MAX_PRECONNECT);
   if (workers > 1) {
+    // the workers open their own connections: this thread's idle ones would exceed the budget
+    closeIdleConnections(o.url);
     const pooled = await runLevelInWorkers({
       workers,
       shape: o.shape,

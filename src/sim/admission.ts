@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import { monoNowMs } from '../core/clock.js';
 import { type Rng, seededRng } from '../core/seeded-random.js';
-import { drawStreamFault, sentHttpError } from './fault-effects.js';
+import { drawStreamFault, generatedLimit, sentHttpError } from './fault-effects.js';
 import type { Faults } from './faults.js';
 import { serveGeneration } from './generation.js';
 import type { GenerationSpec } from './generation-spec.js';
@@ -87,7 +87,7 @@ export class Admission {
       index,
       promptTokens,
       cachedTokens: Math.min(cached, promptTokens - 1),
-      maxNewTokens: spec.maxNewTokens,
+      maxNewTokens: generatedLimit(this.d.faults, this.d.faultRng, spec.stream, spec.maxNewTokens),
       prefilled: Math.min(cached, promptTokens - 1),
       generated: 0,
       state: 'queued',

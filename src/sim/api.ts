@@ -27,6 +27,11 @@ export interface SimulatorOptions {
   tokensPerChunk?: number;
   /** Seed for acceptance draws and generated text. */
   seed?: number;
+  /**
+   * Connections served at once, idle keep-alive ones included (a thread each, as in llama.cpp's httplib
+   * before its dynamic pool); more wait unserved until one closes. Default: no cap.
+   */
+  httpThreads?: number;
   /** Where log lines go besides logFile (default: none for the library, stdout for the CLI). */
   onLog?: (line: string) => void;
 }

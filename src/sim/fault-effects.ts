@@ -85,3 +85,38 @@ export function drawStreamFault(faults: Faults, rng: Rng): StreamFault {
   if (faults.resetMidStream > 0 && rng() < faults.resetMidStream) return 'reset';
   return null;
 }
+
+/** ignore-max-tokens: the tokens a request really generates (1,000 × max_tokens when the fault draws it). */
+export function generatedLimit(faults: Faults, rng: Rng, stream: boolean, maxNewTokens: number): number {
+  if (!(stream && faults.ignoreMaxTokens > 0 && rng() < faults.ignoreMaxTokens)) return maxNewTokens;
+  return maxNewTokens * 1000;
+}
+
+/**
+ * huge-models: a /v1/models body of `mib` MiB, written piece by piece as the client reads it (the
+ * simulator never holds it whole), ending early if the client goes away.
+ */
+export async function sendHugeModelList(res: ServerResponse, mib: number): Promise<void> {
+  const piece = Buffer.from(
+    `${'{"id":"model","object":"model","owned_by":"huge-models fault"},'.repeat(1000)}`,
+  );
+  const total = Math.floor(mib * 1048576);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"object":"list","data":[');
+  for (let sent = 0; sent < total && !res.destroyed; sent += piece.length) {
+    if (!res.write(piece)) await drainedOrClosed(res);
+  }
+  res.end('{"id":"last","object":"model"}]}');
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -21,6 +21,12 @@ export interface Faults {
   restartAfter: number;
   /** Under speculative decoding, greedy output tokens from this 0-based position differ (null = off). */
   specDivergeAt: number | null;
+  /** Fraction of streams that run on past max_tokens (to 1,000 × max_tokens). */
+  ignoreMaxTokens: number;
+  /** GET /v1/models answers a model list this many MiB long (0 = off). */
+  hugeModelsMiB: number;
+  /** The connection is closed after every streamed answer, its headers still saying keep-alive. */
+  closeAfterStream: boolean;
 }
 
 export const FAULT_NAMES = [
@@ -35,6 +41,9 @@ export const FAULT_NAMES = [
   'config-drift',
   'restart-after',
   'spec-diverge',
+  'ignore-max-tokens',
+  'huge-models',
+  'close-after-stream',
 ] as const;
 
 export function noFaults(): Faults {
@@ -50,6 +59,9 @@ export function noFaults(): Faults {
     configDrift: false,
     restartAfter: 0,
     specDivergeAt: null,
+    ignoreMaxTokens: 0,
+    hugeModelsMiB: 0,
+    closeAfterStream: false,
   };
 }
 
@@ -129,6 +141,20 @@ export function parseFaults(specs: string[] | undefined): Faults {
         f.specDivergeAt = n;
         break;
       }
+      case 'ignore-max-tokens':
+        f.ignoreMaxTokens = fraction(spec, value);
+        break;
+      case 'huge-models': {
+        const n = Number(value);
+        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 65536)
+          throw bad(spec, 'a size in MiB (more than 0, at most 65536), e.g. huge-models=64');
+        f.hugeModelsMiB = n;
+        break;
+      }
+      case 'close-after-stream':
+        noValue();
+        f.closeAfterStream = true;
+        break;
       default:
         throw new BenchgateError(
           'BG_E_USAGE',

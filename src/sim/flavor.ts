@@ -3,6 +3,7 @@
 // FlavorSurface, registered in flavors.ts.
 
 import type { ServerResponse } from 'node:http';
+import type { HttpServerKind } from './connection-policy.js';
 import type { GenerationSpec } from './generation-spec.js';
 import type { ErrorSender } from './http-util.js';
 import type { MetricsSnapshot } from './metrics-text.js';
@@ -81,6 +82,6 @@ export interface FlavorSurface {
   sendLoading(res: ServerResponse, path: string): void;
   routes: readonly Route[];
   logs: FlavorLogs;
-  /** How long an idle keep-alive connection stays open (default 65 s; llama-server closes after 5 s). */
-  keepAliveTimeoutMs?: number;
+  /** How the engine's HTTP server treats connections: keep-alive timeout, request limit, announcements. */
+  httpServer: HttpServerKind;
 }

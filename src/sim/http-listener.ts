@@ -1,9 +1,14 @@
 // The simulator's HTTP listener: binds (with a clear error for a taken port or a non-local address),
-// keeps the open connections and responses so a restart or a crash can drop them, and stops.
+// keeps the open connections and responses so a restart or a crash can drop them, and stops. It also
+// serves connections the way the engine's HTTP server does (connection-policy.ts): an optional cap on
+// connections served at once, each holding its "thread" until it closes (idle keep-alive ones
+// included, as in llama.cpp's httplib), the engine's keep-alive timeout and request limit, and counts
+// of what it saw (GET /_sim/connections).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { BenchgateError } from '../core/errors.js';
+import { applyKeepAlive, type ConnectionPolicy, ConnectionStats, IdleCloser } from './connection-policy.js';
 import type { ErrorSender } from './http-util.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -23,37 +28,104 @@ function listenError(e: NodeJS.ErrnoException, host: string, port: number): Benc
 }
 
 export class HttpListener {
+  /** Parses HTTP on the connections handed to it; never listens itself. */
   private readonly server: Server;
+  /** Accepts connections and hands them to `server` as threads free up. */
+  private readonly front: TcpServer;
   private readonly sockets = new Set<Socket>();
   private readonly openResponses = new Set<ServerResponse>();
+  /** Connections accepted and waiting for a thread, oldest first, each with how to serve it. */
+  private readonly waiting: { socket: Socket; serve: () => void }[] = [];
+  private busyThreads = 0;
+  readonly stats: ConnectionStats;
+  private readonly idle: IdleCloser;
 
-  constructor(handler: RequestHandler, sendError: ErrorSender, keepAliveTimeoutMs = 65_000) {
+  constructor(
+    handler: RequestHandler,
+    sendError: ErrorSender,
+    private readonly policy: ConnectionPolicy,
+  ) {
+    this.stats = new ConnectionStats(policy);
+    const served = new WeakMap<Socket, number>();
     this.server = createServer((req, res) => {
+      const n = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, n);
+      applyKeepAlive(policy, res, n);
+      this.idle.busy(req.socket);
+      res.on('finish', () => {
+        const streamed = String(res.getHeader('content-type') ?? '').includes('event-stream');
+        if (policy.closeAfterStream && streamed) req.socket.destroy();
+        else this.idle.idle(req.socket);
+      });
       handler(req, res).catch((e: unknown) => {
         if (!res.headersSent)
           sendError(res, 500, `Internal error: ${(e as Error).message}`, 'InternalServerError');
         else res.destroy();
       });
     });
-    this.server.keepAliveTimeout = keepAliveTimeoutMs;
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.setNoDelay(true);
-      s.on('close', () => this.sockets.delete(s));
+    // the engine's idle timeout is kept here (IdleCloser), to the engine's second: Node's own adds a buffer
+    this.server.keepAliveTimeout = 0;
+    this.idle = new IdleCloser(policy.keepAliveTimeoutS * 1000);
+    this.front = createTcpServer({ pauseOnConnect: true }, (s) => this.accept(s));
+  }
+
+  private accept(s: Socket): void {
+    this.sockets.add(s);
+    this.stats.opened(this.sockets.size);
+    s.setNoDelay(true);
+    let heldThread = false;
+    s.on('close', () => {
+      this.sockets.delete(s);
+      const k = this.waiting.findIndex((w) => w.socket === s);
+      if (k >= 0) this.waiting.splice(k, 1);
+      if (heldThread) {
+        this.busyThreads--;
+        this.serveWaiting();
+      }
     });
+    s.on('error', () => s.destroy());
+    const serve = () => {
+      heldThread = true;
+      this.busyThreads++;
+      this.server.emit('connection', s);
+      s.resume();
+      // like httplib, a served connection waits at most the keep-alive timeout for its first request too
+      this.idle.idle(s);
+    };
+    if (this.threadFree()) serve();
+    else {
+      this.waiting.push({ socket: s, serve });
+      this.stats.queued(this.waiting.length);
+    }
+  }
+
+  private threadFree(): boolean {
+    return this.policy.httpThreads === null || this.busyThreads < this.policy.httpThreads;
+  }
+
+  private serveWaiting(): void {
+    while (this.waiting.length > 0 && this.threadFree()) {
+      const next = this.waiting.shift();
+      if (next && !next.socket.destroyed) next.serve();
+    }
+  }
+
+  /** What the listener saw: open and peak connections, threads, the waiting queue. */
+  connections(): Record<string, unknown> {
+    return this.stats.snapshot(this.sockets.size, this.busyThreads, this.waiting.length);
   }
 
   /** Binds and resolves with the port really bound (port 0 picks a free one). */
   async listen(host: string, port: number): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       const onError = (e: NodeJS.ErrnoException) => reject(listenError(e, host, port));
-      this.server.once('error', onError);
-      this.server.listen({ port, host, backlog: 4096 }, () => {
-        this.server.off('error', onError);
+      this.front.once('error', onError);
+      this.front.listen({ port, host, backlog: 4096 }, () => {
+        this.front.off('error', onError);
         resolve();
       });
     });
-    const addr = this.server.address();
+    const addr = this.front.address();
     return typeof addr === 'object' && addr ? addr.port : port;
   }
 
@@ -75,6 +147,7 @@ export class HttpListener {
       else r.end();
     }
     this.openResponses.clear();
+    this.front.close();
     this.server.close();
     for (const s of this.sockets) s.destroy();
   }

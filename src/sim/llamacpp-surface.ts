@@ -4,6 +4,7 @@
 // src/engines/fixtures/llamacpp/README.md). Flags: llamacpp-args.ts; logs: llamacpp-logs.ts.
 
 import type { ServerResponse } from 'node:http';
+import { HTTPLIB } from './connection-policy.js';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { promptKey } from './greedy-tokens.js';
@@ -177,7 +178,7 @@ export const LLAMACPP_SURFACE: FlavorSurface = {
     prompt + max > ctxLen ? `the request exceeds the available context size (${ctxLen} tokens)` : null,
   sendLoading: (res) => sendLlamaError(res, 503, 'Loading model', 'unavailable_error'),
   routes: ROUTES,
-  keepAliveTimeoutMs: 5_000,
+  httpServer: HTTPLIB,
   logs: {
     start(c, at) {
       startedAt.set(c, at.getTime());

@@ -2,6 +2,7 @@
 // /v1/chat/completions), and the plain `openai` flavour, which serves only that.
 
 import type { ServerResponse } from 'node:http';
+import { UVICORN } from './connection-policy.js';
 import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { promptKey } from './greedy-tokens.js';
@@ -103,6 +104,7 @@ export function vllmLengthError(
 
 /** A bare OpenAI-compatible server: no engine endpoints, no engine log, no flags. */
 export const OPENAI_SURFACE: FlavorSurface = {
+  httpServer: UVICORN,
   deriveConfig: (profile, argv) => openaiConfig(profile, argv),
   publicPaths: ['/health', '/metrics'],
   sendError: sendVllmError,

@@ -1,6 +1,7 @@
 // The `sglang` flavour: SGLang's HTTP surface (native /generate, /server_info, /model_info,
 // /flush_cache and the shared engine endpoints), its log lines and its /metrics names.
 
+import { UVICORN } from './connection-policy.js';
 import {
   detokenizeRoute,
   emptyOkRoute,
@@ -148,6 +149,7 @@ const SGLANG_ROUTES: Route[] = [
 ];
 
 export const SGLANG_SURFACE: FlavorSurface = {
+  httpServer: UVICORN,
   deriveConfig: sglangConfig,
   publicPaths: ['/health', '/metrics'],
   // http_server.py health_generate: `Response(status_code=503)` (no body) while starting

@@ -8,7 +8,7 @@ import { type Rng, seededRng } from '../core/seeded-random.js';
 import { Admission } from './admission.js';
 import type { SimExit, SimulatorHandle, SimulatorOptions } from './api.js';
 import { LogSink } from './engine-logs.js';
-import { driftConfig, staleLogLines } from './fault-effects.js';
+import { driftConfig, sendHugeModelList, staleLogLines } from './fault-effects.js';
 import { type Faults, parseFaults } from './faults.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { flavorSurface } from './flavors.js';
@@ -212,11 +212,11 @@ export class SimulatedServer implements SurfaceContext {
         `The simulated ${this.requested.flavor} refused to start: ${err.type}: ${err.message}`,
       );
     }
-    this.listener = new HttpListener(
-      (req, res) => this.route(req, res),
-      this.surface.sendError,
-      this.surface.keepAliveTimeoutMs,
-    );
+    this.listener = new HttpListener((req, res) => this.route(req, res), this.surface.sendError, {
+      ...this.surface.httpServer,
+      httpThreads: this.opts.httpThreads ?? null,
+      closeAfterStream: this.faults.closeAfterStream,
+    });
     this.port = await this.listener.listen(host, this.opts.port ?? 0);
     this.host = host;
     // the served process reports where it really listens
@@ -256,8 +256,12 @@ export class SimulatedServer implements SurfaceContext {
       const header = { processStartEpochMs: p.startEpochMs, restarts: p.restarts, phase: p.phase };
       return this.truth.send(res, { ...header, timeScale: this.timeScale });
     }
+    if (path === '/_sim/connections' && method === 'GET')
+      return sendJson(res, 200, this.listener?.connections());
     if (this.proc.phase !== 'ready') return this.surface.sendLoading(res, path);
     if (!this.authorized(req, path)) return sendJson(res, 401, { error: 'Unauthorized' });
+    if (this.faults.hugeModelsMiB > 0 && path === '/v1/models')
+      return sendHugeModelList(res, this.faults.hugeModelsMiB);
     const body = method === 'POST' ? await this.body(req, res) : {};
     if (body === undefined) return;
     const route = this.routes.get(`${method} ${path}`);

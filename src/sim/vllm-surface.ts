@@ -1,6 +1,7 @@
 // The `vllm` flavour: vLLM's HTTP surface (/version, /server_info in dev mode and the shared engine
 // endpoints), its log lines with the periodic stats window, and its /metrics names.
 
+import { UVICORN } from './connection-policy.js';
 import {
   detokenizeRoute,
   emptyOkRoute,
@@ -76,6 +77,7 @@ function vllmStatsLogger(ctx: StepLogContext): StepLogger {
 }
 
 export const VLLM_SURFACE: FlavorSurface = {
+  httpServer: UVICORN,
   deriveConfig: (profile, argv) => vllmConfig(profile, argv),
   publicPaths: ['/health', '/metrics'],
   sendError: sendVllmError,

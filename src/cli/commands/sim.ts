@@ -41,6 +41,11 @@ const OWN_FLAGS: OwnFlag[] = [
   { name: '--itl-ms', value: true, help: 'fixed profile: time between chunks' },
   { name: '--tokens-per-chunk', value: true, help: 'fixed profile: tokens per chunk' },
   { name: '--seed', value: true, help: 'seed for generated text and acceptance draws' },
+  {
+    name: '--http-threads',
+    value: true,
+    help: 'serve at most N connections at once, idle keep-alive ones included (default: no cap)',
+  },
 ];
 
 /** The simulator options the command line sets; faults and engine flags always present (maybe empty). */
@@ -57,6 +62,7 @@ export type SimCliOptions = Pick<
   | 'itlMs'
   | 'tokensPerChunk'
   | 'seed'
+  | 'httpThreads'
 > & { faults: string[]; engineArgs: string[] };
 
 /** Splits argv into the simulator's own flags and the engine flags (everything else, in order). */
@@ -121,6 +127,9 @@ export function splitSimArgv(argv: string[]): SimCliOptions {
         break;
       case '--seed':
         out.seed = parsePositive('--seed', v, { integer: true, allowZero: true });
+        break;
+      case '--http-threads':
+        out.httpThreads = parsePositive('--http-threads', v, { integer: true });
         break;
     }
   }
@@ -192,7 +201,7 @@ export function registerSim(program: Command): void {
     .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
-      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, slow=X, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS.`,
+      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, slow=X, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS, ignore-max-tokens[=F], huge-models=MIB, close-after-stream.`,
     )
     .allowUnknownOption(true)
     .allowExcessArguments(true)
