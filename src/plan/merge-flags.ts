@@ -15,6 +15,7 @@ const FLAG_FOR_KEY: Record<string, string> = {
   'load.arrival': '--arrival',
   'load.duration': '--duration',
   'workload.dataset': '--dataset',
+  'workload.salt': '--salt',
   output: '--out',
   name: '--name',
 };

@@ -210,6 +210,15 @@ export const workloadSchema = z
       ),
     temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
+    salt: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional()
+      .describe(
+        "Changes the prompts' words (never their lengths or structure) so a run sends prompts no server has cached. Default: a fresh salt per run, recorded in the manifest's plan; set it (or --salt) to replay a run exactly.",
+      ),
     tokenizer: z
       .string()
       .optional()

@@ -33,6 +33,7 @@ interface BenchFlags {
   outputTokens?: string;
   dataset?: string;
   seed?: string;
+  salt?: string;
   out?: string;
   name?: string;
   json?: boolean;
@@ -60,6 +61,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.dataset !== undefined) workload.dataset = o.dataset;
   if (o.seed !== undefined)
     workload.seed = parsePositive('--seed', o.seed, { integer: true, allowZero: true });
+  if (o.salt !== undefined) workload.salt = parsePositive('--salt', o.salt, { integer: true });
   const load: Record<string, unknown> = {};
   if (o.concurrency !== undefined) {
     load.kind = 'concurrency';
@@ -115,6 +117,10 @@ export function registerBench(program: Command): void {
     .option('--output-tokens <n>', 'requested output tokens')
     .option('--dataset <d>', 'random, a ShareGPT JSON file or a JSONL file of prompts')
     .option('--seed <n>', 'seed for prompts, lengths and arrivals')
+    .option(
+      '--salt <n>',
+      "prompt salt: replays a run's exact prompts (default: fresh per run, in the manifest)",
+    )
     .option('--out <dir>', 'results directory (each run gets <dir>/<run-id>/)')
     .option('--name <name>', 'run name')
     .option('--json', 'print only the run summary JSON on stdout; no live progress')
