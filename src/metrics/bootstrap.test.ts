@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../core/seeded-random.js';
-import { bootstrapRatioByIndex, bootstrapRatioCI, meanStat, percentileStat } from './bootstrap.js';
+import {
+  bootstrapRatioByIndex,
+  bootstrapRatioCI,
+  bootstrapRatioGrouped,
+  meanStat,
+  percentileStat,
+} from './bootstrap.js';
 
 function normalSample(n: number, mu: number, sigma: number, seed: number): number[] {
   const rng = seededRng(seed);
@@ -120,6 +126,38 @@ describe('bootstrapRatioByIndex', () => {
     expect(bootstrapRatioByIndex(0, 3, one, one, { iterations: 10, seed: 1 })).toBeNull();
     expect(() => bootstrapRatioByIndex(3, 3, one, one, { iterations: 10, seed: 1, confidence: 1 })).toThrow(
       RangeError,
+    );
+  });
+});
+
+describe('bootstrapRatioGrouped (repeated trials)', () => {
+  // three trials per side whose means differ far more than their requests do (a host slowdown in one)
+  const trials = (means: number[], n: number, seed: number) =>
+    means.flatMap((m, t) => normalSample(n, m, m * 0.01, seed + t));
+  const a = trials([100, 120, 95], 200, 1);
+  const b = trials([112, 104, 108], 200, 11);
+  const mean = (xs: number[]) => (idx: Uint32Array) => {
+    let s = 0;
+    for (let i = 0; i < idx.length; i++) s += xs[idx[i]];
+    return s / idx.length;
+  };
+  const opts = { iterations: 2000, seed: 5 };
+
+  it('puts the variance between trials inside the interval, which resampling requests alone misses', () => {
+    const flat = bootstrapRatioGrouped([600], [600], mean(a), mean(b), opts)!;
+    const nested = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(a), mean(b), opts)!;
+    expect(nested.ratio).toBeCloseTo(flat.ratio, 12);
+    expect(flat.high - flat.low).toBeLessThan(0.03);
+    expect(flat.significant).toBe(true);
+    expect(nested.high - nested.low).toBeGreaterThan(0.1);
+    expect(nested.significant).toBe(false);
+  });
+
+  it('with one trial per side is the plain request bootstrap, draw for draw', () => {
+    const x = normalSample(300, 10, 1, 3);
+    const y = normalSample(250, 11, 1, 4);
+    expect(bootstrapRatioGrouped([300], [250], mean(x), mean(y), opts)).toEqual(
+      bootstrapRatioByIndex(300, 250, mean(x), mean(y), opts),
     );
   });
 });

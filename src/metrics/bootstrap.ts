@@ -1,6 +1,9 @@
 // Seeded percentile-bootstrap confidence interval for the ratio stat(other) / stat(baseline) of two
 // independent samples, e.g. TTFT p99 of one run over another. Reproducible: the same inputs and seed give
 // the same interval on every machine. The one bootstrap of the project (report/ resamples through it).
+// A sample made of repeated trials is resampled hierarchically: trials with replacement, then requests
+// within each drawn trial, so the variance between trials (runs) is inside the interval; one trial is
+// the plain request bootstrap, draw for draw.
 
 import { seededRng } from '../core/seeded-random.js';
 import { percentileOfSorted, percentilesInPlace } from './percentile.js';
@@ -51,22 +54,81 @@ export function bootstrapRatioByIndex(
   statOther: IndexStatistic,
   opts: BootstrapOptions,
 ): RatioCI | null {
-  if (nBaseline === 0 || nOther === 0) return null;
+  return bootstrapRatioGrouped([nBaseline], [nOther], statBaseline, statOther, opts);
+}
+
+/** Draws one resample of a grouped sample into `out`; returns its length. */
+type Resampler = (rng: () => number, out: Uint32Array) => number;
+
+/**
+ * Groups of sizes `sizes` laid out one after another (group g holds indices offset_g … offset_g+size_g−1).
+ * One group: n indices uniformly. Several: as many groups drawn with replacement, then, for each drawn
+ * group, as many indices as it holds drawn uniformly within it.
+ */
+function resampler(sizes: readonly number[]): { total: number; maxLength: number; draw: Resampler } {
+  const offsets: number[] = [];
+  let total = 0;
+  for (const n of sizes) {
+    offsets.push(total);
+    total += n;
+  }
+  if (sizes.length === 1)
+    return {
+      total,
+      maxLength: total,
+      draw: (rng, out) => {
+        for (let j = 0; j < total; j++) out[j] = Math.floor(rng() * total);
+        return total;
+      },
+    };
+  const g = sizes.length;
+  return {
+    total,
+    maxLength: g * Math.max(...sizes),
+    draw: (rng, out) => {
+      let k = 0;
+      for (let i = 0; i < g; i++) {
+        const pick = Math.floor(rng() * g);
+        const size = sizes[pick];
+        const offset = offsets[pick];
+        for (let j = 0; j < size; j++) out[k++] = offset + Math.floor(rng() * size);
+      }
+      return k;
+    },
+  };
+}
+
+/**
+ * The interval for grouped samples: `groupsBaseline` and `groupsOther` are the sizes of each side's trials
+ * (their indices laid out trial after trial). Hierarchical resampling (trials, then requests within them);
+ * with one group per side it equals bootstrapRatioByIndex. Statistics receive index arrays whose length
+ * varies from resample to resample when trials differ in size.
+ */
+export function bootstrapRatioGrouped(
+  groupsBaseline: readonly number[],
+  groupsOther: readonly number[],
+  statBaseline: IndexStatistic,
+  statOther: IndexStatistic,
+  opts: BootstrapOptions,
+): RatioCI | null {
+  const base = resampler(groupsBaseline.filter((n) => n > 0));
+  const other = resampler(groupsOther.filter((n) => n > 0));
+  if (base.total === 0 || other.total === 0) return null;
   const confidence = opts.confidence ?? 0.95;
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
   }
-  const ratio = statOther(identityIndices(nOther)) / statBaseline(identityIndices(nBaseline));
+  const ratio = statOther(identityIndices(other.total)) / statBaseline(identityIndices(base.total));
   if (!Number.isFinite(ratio)) return null;
   const rng = seededRng(opts.seed);
-  const idxBaseline = new Uint32Array(nBaseline);
-  const idxOther = new Uint32Array(nOther);
+  const idxBaseline = new Uint32Array(base.maxLength);
+  const idxOther = new Uint32Array(other.maxLength);
   const ratios = new Float64Array(opts.iterations);
   let kept = 0;
   for (let i = 0; i < opts.iterations; i++) {
-    for (let j = 0; j < nBaseline; j++) idxBaseline[j] = Math.floor(rng() * nBaseline);
-    for (let j = 0; j < nOther; j++) idxOther[j] = Math.floor(rng() * nOther);
-    const r = statOther(idxOther) / statBaseline(idxBaseline);
+    const nb = base.draw(rng, idxBaseline);
+    const no = other.draw(rng, idxOther);
+    const r = statOther(idxOther.subarray(0, no)) / statBaseline(idxBaseline.subarray(0, nb));
     if (Number.isFinite(r)) ratios[kept++] = r;
   }
   if (kept === 0) return null;
@@ -82,7 +144,7 @@ function indexedSample(values: ArrayLike<number>, stat: SampleStat): IndexStatis
   const scratch = new Float64Array(values.length);
   return (indices) => {
     for (let i = 0; i < indices.length; i++) scratch[i] = values[indices[i]!]!;
-    return stat(scratch);
+    return stat(scratch.subarray(0, indices.length));
   };
 }
 

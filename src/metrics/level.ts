@@ -8,6 +8,7 @@
 
 import type { SpecCounters } from '../engines/types.js';
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
+import { type CacheContext, CacheTally, withCache } from './cache-share.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
 import { energyOverWindow, type PowerInput } from './energy.js';
@@ -39,6 +40,8 @@ export interface LevelInput {
   validity?: { valid: boolean; reasons: string[] };
   /** GPU power during the level (or why there is none): gives energyPerTokenJ; absent, the summary has no energy fields. */
   power?: PowerInput;
+  /** Prefix-cache counter deltas and the workload's expected cached share (the level sweep's; see cache-share.ts). */
+  cache?: CacheContext;
 }
 
 export function summarizeLevel(input: LevelInput): LevelSummary {
@@ -59,7 +62,9 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
   let outputTokenSum = 0;
   let good = 0;
   const withSlo = hasAnySlo(input.slo);
+  const cache = new CacheTally();
   for (const r of completed) {
+    cache.add(r);
     const lat = requestLatencies(r);
     if (lat.ttftMs !== null) ttft.push(lat.ttftMs);
     if (lat.ttftContentMs !== null) ttftContent.push(lat.ttftContentMs);
@@ -120,5 +125,6 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
       ? { valid: input.validity.valid, reasons: [...input.validity.reasons] }
       : { valid: true, reasons: [] },
     ...(input.power ? energyOverWindow(input.power, window, outputTokenSum) : {}),
+    ...withCache(cache.finish(input.cache)),
   };
 }

@@ -23,17 +23,17 @@ import type { ErrorStop } from '../load/failure-policy.js';
 import { levelKeyOf, levelWords } from '../load/level-label.js';
 import type { LevelShape } from '../load/level-runner.js';
 import { buildLevelWorkload } from '../load/level-workload.js';
-import { PrefixHitCounter, type PrefixHitRates, prefixHitNote } from '../load/prefix-hits.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { PromptItem } from '../load/prompts.js';
 import type { Shard } from '../load/shard.js';
 import { chooseTokenizer, type PromptTokenizer } from '../load/tokenizer.js';
 import { TurnAccumulator } from '../metrics/multi-turn.js';
+import { type PrefixHitRates, prefixHitNote, prefixHitRates } from '../metrics/prefix-hits.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { REQUESTS_FILE } from '../results/layout.js';
+import { prefixCacheFile, REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { createRunStore, type RunStore, writeJsonAtomic } from '../results/run-store.js';
 import { capacityCheck } from './capacity-check.js';
@@ -492,7 +492,6 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
     c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
     const telemetry = await telemetryOf.start(li);
-    const hits = new PrefixHitCounter();
     const conv = work.conversations;
     const turns = conv ? new TurnAccumulator() : null;
     let sawError = false;
@@ -519,7 +518,6 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       onRecord: (r: RequestRecord) => {
         o.store.appendRecord(r);
         c.progress.record(r);
-        hits.add(r);
         turns?.add(r);
         if (r.error !== null) sawError = true;
       },
@@ -550,6 +548,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       inFlightAtEnd: result.inFlightAtEnd,
       specCounters: { before, after, source: 'metrics-counters' },
       power: server.power,
+      cache: { counters: server.prefixCounters, expectedShare: work.expectedHitRate },
       client: self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
@@ -557,10 +556,10 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     if (byTurn) summary.multiTurn = byTurn;
     o.store.writeLevel(summary);
     const prefixCache =
-      work.expectedHitRate === null ? null : hits.rates(work.expectedHitRate, server.prefixCounters);
+      work.expectedHitRate === null ? null : prefixHitRates(work.expectedHitRate, summary.cache);
     if (prefixCache) {
       c.progress.note(prefixHitNote(prefixCache));
-      writeJsonAtomic(join(o.store.dir, `prefix-cache-level-${li}.json`), { levelIndex: li, ...prefixCache });
+      writeJsonAtomic(join(o.store.dir, prefixCacheFile(li)), { levelIndex: li, ...prefixCache });
     }
     troubled = !summary.validity.valid || sawError;
     return { summary, interrupted, prefixCache, stop };
