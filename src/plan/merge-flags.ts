@@ -16,6 +16,7 @@ const FLAG_FOR_KEY: Record<string, string> = {
   'load.duration': '--duration',
   'workload.dataset': '--dataset',
   'workload.salt': '--salt',
+  'load.trials': '--trials',
   output: '--out',
   name: '--name',
 };

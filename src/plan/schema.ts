@@ -334,6 +334,12 @@ export const loadSchema = z
       .nonnegative()
       .default(0)
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
+    trials: positiveInt
+      .max(100)
+      .default(1)
+      .describe(
+        'Repeated trials: the whole sweep runs this many times (levels 1 2 3, then 1 2 3 again), each repetition of a level stored as a level of its own with its trial number; compare resamples trials, then requests within them, so run-to-run variance is inside the intervals. bench and the single-server run only (not yet the matrix or slo_search).',
+      ),
     workers: z
       .union([positiveInt, z.literal('auto')])
       .default(1)

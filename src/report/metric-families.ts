@@ -24,8 +24,11 @@ export const FAMILIES: readonly MetricFamily[] = [
   { members: ['e2e_p99', 'e2e_queue_p99'], because: 'no client queue time' },
 ];
 
-/** Ratios closer than this (absolute, on the ratio) count as the same change. */
-const SAME_RATIO = 1e-3;
+/**
+ * Ratios closer than this (absolute, on the ratio: half a percent, a quarter of the default minimum
+ * effect) count as the same change; a closed loop's client queue of a few ms stays well inside it.
+ */
+const SAME_RATIO = 0.005;
 
 function sameChange(a: Cell | undefined, b: Cell | undefined): boolean {
   if (!a || !b) return a === b;

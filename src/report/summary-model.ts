@@ -66,25 +66,31 @@ function singleRunLine(cmp: Comparison, metric: MetricId): string | null {
 
 /** Suspect and invalid level reasons, grouped by check, naming the levels: what to distrust first. */
 function distrustLines(cmp: Comparison): string[] {
-  const byCheck = new Map<string, string[]>();
-  const single = cmp.runs.length === 1;
+  const byCheck = new Map<string, Map<string, Set<string>>>();
   for (const row of cmp.levels)
     for (const [run, v] of Object.entries(row.validity))
-      for (const r of v.reasons)
-        if (r.severity !== 'note' && r.check !== 'recorded')
-          byCheck.set(r.check, [...(byCheck.get(r.check) ?? []), `${single ? '' : `${run} `}${row.label}`]);
-  const words: Record<string, string> = {
-    'prefix-cache':
-      'served from the prefix cache in a workload not meant to share (SUSPECT; see the prefix-cache section)',
-    'error-rate': 'had failed requests',
-    'no-requests': 'completed no request',
-    'timing-noise': 'had host timing noise',
-    'output-length': 'did not get the requested output lengths',
-  };
-  return [...byCheck].map(
-    ([check, where]) => `${where.join(', ')}: ${words[check] ?? `flagged by the ${check} check`}.`,
-  );
+      for (const r of v.reasons) {
+        if (r.severity === 'note' || r.check === 'recorded') continue;
+        const runs = byCheck.get(r.check) ?? new Map<string, Set<string>>();
+        byCheck.set(r.check, runs);
+        runs.set(run, (runs.get(run) ?? new Set<string>()).add(row.label));
+      }
+  const single = cmp.runs.length === 1;
+  return [...byCheck].map(([check, runs]) => {
+    const where = [...runs].map(([run, labels]) => `${single ? '' : `${run} `}${[...labels].join(', ')}`);
+    return `${where.join('; ')}: ${DISTRUST_WORDS[check] ?? `flagged by the ${check} check`}.`;
+  });
 }
+
+const DISTRUST_WORDS: Record<string, string> = {
+  'prefix-cache':
+    'served from the prefix cache in a workload not meant to share (SUSPECT; see the prefix-cache section)',
+  'error-rate': 'had failed requests',
+  'no-requests': 'completed no request',
+  'timing-noise': 'had host timing noise',
+  'output-length': 'did not get the requested output lengths',
+  'client-limited': 'client-limited (excluded from verdicts)',
+};
 
 export function summaryLines(cmp: Comparison): string[] {
   const metric = cmp.metrics.find((m) => METRICS[m].inVerdicts) ?? cmp.metrics[0];

@@ -58,6 +58,21 @@ export function everyRequestFailed(levels: LevelSummary[]): boolean {
   return failed > 0 && ok === 0;
 }
 
+/**
+ * The order levels run in: plan levels 0…L−1 once (no trial tag), or, with N > 1 trials, the sweep N
+ * times, level i of trial t stored at index (t−1)·L + i.
+ */
+export function trialOrder(
+  levels: number,
+  trials: number,
+): ({ index: number; planLevel: number } | undefined)[] {
+  if (trials <= 1) return Array.from({ length: levels }, () => undefined);
+  return Array.from({ length: levels * trials }, (_, k) => ({
+    index: Math.floor(k / levels) + 1,
+    planLevel: k % levels,
+  }));
+}
+
 /** Starts the embedded simulator (no simulated model-load wait unless asked) and waits until it serves. */
 async function startEmbeddedSimulator(opts: SimulatorOptions): Promise<SimulatorHandle> {
   const handle = await startSimulator({ host: '127.0.0.1', port: 0, loadTimeS: 0, ...opts });
@@ -146,12 +161,16 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
         interrupted = s.interrupted;
         if (store.writeError) throw store.writeError;
       }
-      for (
-        let li = 0;
-        plan.load.kind !== 'slo_search' && li < plan.load.levels.length && !opts.signal?.aborted;
-        li++
-      ) {
-        const r = await session.runLevel(li, { store, signal, afterLevel: opts.afterLevel });
+      // repeated trials run the whole sweep again (1 2 3, 1 2 3), each trial a level of its own
+      const sweep =
+        plan.load.kind === 'slo_search' ? [] : trialOrder(plan.load.levels.length, plan.load.trials);
+      for (let li = 0; li < sweep.length && !opts.signal?.aborted; li++) {
+        const r = await session.runLevel(li, {
+          store,
+          signal,
+          afterLevel: opts.afterLevel,
+          trial: sweep[li],
+        });
         if (store.writeError) throw store.writeError;
         levels.push(r.summary);
         interrupted = r.interrupted;

@@ -98,6 +98,8 @@ export interface RunLevelOptions {
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
   /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
   probe?: { level: LevelKey; slo: Plan['slo'] };
+  /** Repeated trials (load.trials): this level is trial `index` of plan level `planLevel`, stored at the index given. */
+  trial?: { index: number; planLevel: number };
 }
 
 export interface Session {
@@ -435,7 +437,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
   let troubled = false;
   const telemetryOf = levelTelemetry(c);
   return async (li, o) => {
-    const value = o.probe ? o.probe.level.value : plan.load.levels[li];
+    const value = o.probe ? o.probe.level.value : plan.load.levels[o.trial?.planLevel ?? li];
     if (value === undefined) {
       throw new BenchgateError(
         'BG_E_INTERNAL',
@@ -490,7 +492,8 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     const built = prompts.map((p) => c.adapter.requestFor(c.params(p)));
     const before = await scrapeSpecCounters(c.http, c.adapter);
     const inFlight = key.kind === 'concurrency' ? key.value : (key.maxConcurrency ?? Math.ceil(key.value));
-    c.progress.levelStarted(li, plan.load.levels.length, levelWords(key), work.requests, shape.durationMs);
+    const levelCount = plan.load.levels.length * (o.trial ? plan.load.trials : 1);
+    c.progress.levelStarted(li, levelCount, levelWords(key), work.requests, shape.durationMs);
     const telemetry = await telemetryOf.start(li);
     const conv = work.conversations;
     const turns = conv ? new TurnAccumulator() : null;
@@ -554,6 +557,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
     });
     const byTurn = turns?.finish(plan.percentiles);
     if (byTurn) summary.multiTurn = byTurn;
+    if (o.trial) summary.trial = o.trial.index;
     o.store.writeLevel(summary);
     const prefixCache =
       work.expectedHitRate === null ? null : prefixHitRates(work.expectedHitRate, summary.cache);

@@ -28,6 +28,7 @@ interface BenchFlags {
   requests?: string;
   duration?: string;
   warmup?: string;
+  trials?: string;
   workers?: string;
   inputTokens?: string;
   outputTokens?: string;
@@ -79,6 +80,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.warmup !== undefined)
     load.warmup = parsePositive('--warmup', o.warmup, { integer: true, allowZero: true });
   if (o.workers !== undefined) load.workers = parseWorkers(o.workers);
+  if (o.trials !== undefined) load.trials = parsePositive('--trials', o.trials, { integer: true });
   const input: Record<string, unknown> = {};
   if (Object.keys(target).length) input.target = target;
   if (Object.keys(workload).length) input.workload = workload;
@@ -109,6 +111,10 @@ export function registerBench(program: Command): void {
     .option('--requests <n>', 'measured requests per level')
     .option('--duration <d>', 'per-level duration, e.g. 90s or 5m')
     .option('--warmup <n>', 'warmup requests per level (excluded from metrics)')
+    .option(
+      '--trials <n>',
+      'run the whole sweep N times; compare then puts run-to-run variance inside its intervals',
+    )
     .option(
       '--workers <n|auto>',
       'worker threads sending the load, each an exact share of every level (auto: CPU cores − 1; default 1)',
