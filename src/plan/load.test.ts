@@ -504,3 +504,28 @@ describe('the prompt salt', () => {
     expect(parsePlanText('name: x', 'p.yaml').workload.salt).toBeGreaterThan(0);
   });
 });
+
+describe('repeated trials', () => {
+  it('are refused where they are not honoured yet, naming the key', () => {
+    const matrix = () =>
+      parsePlanText(
+        'load: { trials: 3 }\nconfigs:\n  - name: a\n    launch: { command: "true" }\n    url: http://127.0.0.1:1',
+        'm.yaml',
+      );
+    expect(matrix).toThrow(/plan m\.yaml is invalid/);
+    try {
+      matrix();
+    } catch (e) {
+      expect((e as BenchgateError).details.join('\n')).toMatch(
+        /m\.yaml:1:9 load\.trials: the matrix \(configs:\) does not repeat trials yet/,
+      );
+    }
+    expect(() =>
+      parsePlanText(
+        'load: { kind: slo_search, trials: 2, slo_search: { over: rate, min: 1, max: 4 } }\nslo: { ttft_ms: 100 }',
+        's.yaml',
+      ),
+    ).toThrow(/invalid/);
+    expect(resolvePlan({ load: { trials: 3 } }, 'flags').load.trials).toBe(3);
+  });
+});
