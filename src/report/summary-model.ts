@@ -95,8 +95,13 @@ const DISTRUST_WORDS: Record<string, string> = {
 export function summaryLines(cmp: Comparison): string[] {
   const metric = cmp.metrics.find((m) => METRICS[m].inVerdicts) ?? cmp.metrics[0];
   const out: string[] = [];
+  // an SLO search's answer is what its run is for: it leads
+  const searches = cmp.sloSearch?.runs ?? [];
+  for (const r of searches)
+    out.push(`${r.run}: ${r.status === 'read' ? r.answer : `SLO search unreadable: ${r.reason}`}`);
+  out.push(...(cmp.sloSearch?.verdicts ?? []));
   const lead = metric ? (cmp.runs.length > 1 ? bandsLine(cmp, metric) : singleRunLine(cmp, metric)) : null;
-  if (lead) out.push(lead);
+  if (lead && searches.length === 0) out.push(lead);
   for (const s of cmp.validity.skipped) out.push(`Skipped: config ${s.name}: ${s.reason}`);
   if (cmp.verdictsWithheld) out.push(cmp.verdictsWithheld);
   const excluded = exclusionNote(cmp);
