@@ -27,8 +27,6 @@ export interface K8sRenderOptions {
   clockRef: string | null;
   /** Container resource requests, e.g. { cpu: '2', memory: '2Gi' }. */
   resources: { cpu: string; memory: string };
-  /** The plan's prompt salt, passed to every shard so they run one plan (merge compares plans). */
-  salt?: number;
 }
 
 export const RESULTS_BEGIN = '----- benchgate results (base64 tar.gz) begin -----';
@@ -50,7 +48,7 @@ function shellQuote(s: string): string {
 
 /** The pod's shell script: run this shard, then hand its run directory back. */
 function podScript(o: K8sRenderOptions): string {
-  const bench = `benchgate bench /plan/${shellQuote(o.planFileName)} --out "$OUT" --name "${o.name}-shard-$JOB_COMPLETION_INDEX"${o.salt ? ` --salt ${o.salt}` : ''} --json > /dev/null`;
+  const bench = `benchgate bench /plan/${shellQuote(o.planFileName)} --out "$OUT" --name "${o.name}-shard-$JOB_COMPLETION_INDEX" --json > /dev/null`;
   if (o.results.kind === 'pvc')
     return ['set -e', `OUT=/results/${o.name}`, 'mkdir -p "$OUT"', bench, 'ls -d "$OUT"/*'].join('\n');
   return [

@@ -71,9 +71,13 @@ async function readShard(dir: string): Promise<ShardRun> {
   return { dir, manifest: manifest as ShardRun['manifest'], summary };
 }
 
+/** A shard's plan as merge compares it: each shard process draws its own prompt salt, so that key is left out. */
+const planKey = (p: ShardRun['manifest']['plan']): string =>
+  JSON.stringify({ ...p, workload: { ...p.workload, salt: undefined } });
+
 function checkShardSet(shards: ShardRun[]): void {
   const count = shards[0]!.manifest.shard.count;
-  const plan = JSON.stringify(shards[0]!.manifest.plan);
+  const plan = planKey(shards[0]!.manifest.plan);
   const seen = new Map<number, string>();
   for (const s of shards) {
     const sh = s.manifest.shard;
@@ -82,7 +86,7 @@ function checkShardSet(shards: ShardRun[]): void {
         'BG_E_RUN_DIR',
         `${s.dir} is shard ${sh.index} of ${sh.count}, but ${shards[0]!.dir} is one of ${count}; merge shards of one run.`,
       );
-    if (JSON.stringify(s.manifest.plan) !== plan)
+    if (planKey(s.manifest.plan) !== plan)
       throw new BenchgateError(
         'BG_E_RUN_DIR',
         `${s.dir} ran a different plan than ${shards[0]!.dir}; merge shards of one plan.`,

@@ -80,7 +80,6 @@ export function registerK8s(program: Command): void {
           results: parseResults(flags.results),
           clockRef: flags.clockRef ?? null,
           resources: { cpu: flags.cpu, memory: flags.memory },
-          salt: plan.workload.salt,
         };
         const yaml = renderK8sYaml(opts);
         process.stdout.write(yaml);
