@@ -65,7 +65,7 @@ describe('a material cached share in a workload not meant to share', () => {
     const v = judgeLevel(summary, records);
     expect(v.status).toBe('suspect');
     expect(v.reasons.find((r) => r.check === 'prefix-cache')?.text).toMatch(
-      /^Prefix cache: 99% of the measured prompt tokens \(127 per request\) were served from the server's cache \(per request, 100\/100 reported\) in a workload not meant to share prompts; likely cause: the same prompts were sent to this server before/,
+      /^Prefix cache: 99\.2% of the measured prompt tokens \(127 per request\) were served from the server's cache \(per request, 100\/100 reported\) in a workload not meant to share prompts; likely cause: the same prompts were sent to this server before/,
     );
   });
 

@@ -75,7 +75,7 @@ describe('the same config run twice against one SGLang simulator', () => {
     const second2 = cmp.validity.runs.find((r) => r.run === 'replay-2');
     for (const level of Object.values(second2?.levels ?? {}))
       expect(level.reasons.find((r) => r.check === 'prefix-cache')?.text).toMatch(
-        /^Prefix cache: \d+% of the measured prompt tokens .* likely cause: the same prompts were sent to this server before/,
+        /^Prefix cache: 9\d\.\d% of the measured prompt tokens .* likely cause: the same prompts were sent to this server before/,
       );
     expect(cmp.summary.join('\n')).toMatch(/replay-2 c=1, c=4: served from the prefix cache/);
 
