@@ -7,6 +7,7 @@ import {
   meanStat,
   percentileStat,
 } from './bootstrap.js';
+import { fewTrialsFactor } from './bootstrap-trials.js';
 
 function normalSample(n: number, mu: number, sigma: number, seed: number): number[] {
   const rng = seededRng(seed);
@@ -159,5 +160,19 @@ describe('bootstrapRatioGrouped (repeated trials)', () => {
     expect(bootstrapRatioGrouped([300], [250], mean(x), mean(y), opts)).toEqual(
       bootstrapRatioByIndex(300, 250, mean(x), mean(y), opts),
     );
+  });
+
+  it('widens only the spread between few trials, as a t interval with G − 1 degrees of freedom would', () => {
+    expect(fewTrialsFactor(1)).toBe(1);
+    expect(fewTrialsFactor(3)).toBeCloseTo(2.69, 2);
+    expect(fewTrialsFactor(5)).toBeCloseTo(1.58, 2);
+    expect(fewTrialsFactor(10)).toBeCloseTo(1.22, 2);
+    // trials that agree: the interval is the requests' own noise, not blown up by the factor
+    const same = (seed: number) => [1, 2, 3].flatMap((t) => normalSample(200, 100, 5, seed + t));
+    const x = same(20);
+    const y = same(30);
+    const flat = bootstrapRatioGrouped([600], [600], mean(x), mean(y), opts)!;
+    const nested = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(x), mean(y), opts)!;
+    expect(nested.high - nested.low).toBeLessThan(1.6 * (flat.high - flat.low));
   });
 });

@@ -208,7 +208,7 @@ function prefixCache(level: LevelSummary, ctx: LevelValidityContext): ValidityRe
     {
       severity: 'suspect',
       check: 'prefix-cache',
-      text: `Prefix cache: ${(c.share * 100).toFixed(1)}% of the measured prompt tokens (${Math.round(perRequest)} per request) were served from the server's cache (${cacheSourceText(c)}) in a workload not meant to share prompts; likely cause: the same prompts were sent to this server before (an earlier run with the same seed and salt, or a prompt file repeated), so TTFT and throughput read better than for unseen prompts.`,
+      text: `Prefix cache: ${(c.share * 100).toFixed(1)}% of the measured prompt tokens (${Math.round(perRequest)} per request) were served from the server's cache (${cacheSourceText(c)}) in a workload not meant to share prompts; likely cause: the same prompts were sent to this server before (an earlier run with the same seed and salt, a prompt file repeated, or a level longer than its prompt pool of 2048 sending them again), so TTFT and throughput read better than for unseen prompts.`,
     },
   ];
 }

@@ -1,6 +1,7 @@
 // The per-metric comparison table as plain strings, shared by the terminal and Markdown renderers:
 // one row per level, one column per run; other runs show the change vs baseline with its CI.
 
+import { fewTrialsFactor } from '../metrics/bootstrap-trials.js';
 import { formatChange, formatValue } from './format.js';
 import { MIN_VERDICT_WINDOW_S } from './level-rows.js';
 import { METRICS } from './metric-catalog.js';
@@ -106,7 +107,7 @@ export function metricTables(cmp: Comparison): MetricTable[] {
 export function intervalCoverage(cmp: Comparison): string {
   if (cmp.bootstrap.resamples === 'trials-then-requests') {
     const t = cmp.runs.map((r) => `${r.name} ${r.trials}`).join(', ');
-    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them (trials: ${t}).`;
+    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them; the spread between few trials is widened as a t interval would (×${fewTrialsFactor(3).toFixed(1)} for 3 trials) (trials: ${t}).`;
   }
   return `One trial per run: the intervals cover request-to-request noise only, not run-to-run variance (repeat with --trials N); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
 }
