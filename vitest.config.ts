@@ -10,5 +10,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Runs made by the CLI in tests are not added to a results store (BENCHGATE_STORE=off), so tests that
+    // list a results directory see only runs; the store's own tests turn it back on (cli/test-support/bench-sim.ts).
+    env: { BENCHGATE_STORE: 'off' },
   },
 });

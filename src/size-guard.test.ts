@@ -1,7 +1,7 @@
-// Keeps the simulator, the client's hot path, the metrics and the reports in small pieces a reader can
-// hold in mind: no product file in sim/, client/, metrics/ or report/ over 300 lines, no function over
-// 80, measured on the TypeScript syntax tree (function declarations, methods, constructors, accessors,
-// and arrow or function expressions given a name).
+// Keeps the simulator, the client's hot path, the engine adapters, the metrics and the reports in small
+// pieces a reader can hold in mind: no product file in sim/, client/, engines/, metrics/ or report/ over
+// 300 lines, no function over 80, measured on the TypeScript syntax tree (function declarations, methods,
+// constructors, accessors, and arrow or function expressions given a name).
 
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { folderOf, productSources, type SourceFile } from './test-support/source
 
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 80;
-const SIZE_GUARDED_FOLDERS = ['sim', 'client', 'report', 'metrics'];
+const SIZE_GUARDED_FOLDERS = ['sim', 'client', 'engines', 'report', 'metrics'];
 
 interface Measured {
   file: string;
