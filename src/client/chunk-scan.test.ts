@@ -83,6 +83,16 @@ describe('scanChunk reads only what the metrics need', () => {
     expect(scan(plain).specVerifySteps).toBe(-1);
   });
 
+  it('llama-server cached prompt tokens: usage.prompt_tokens_details, else timings.cache_n', () => {
+    const both =
+      '{"choices":[],"usage":{"prompt_tokens":50,"prompt_tokens_details":{"cached_tokens":40}},"timings":{"cache_n":40,"prompt_n":10}}';
+    expect(scan(both).cachedTokens).toBe(40);
+    const timingsOnly =
+      '{"choices":[{"finish_reason":"length","index":0,"delta":{}}],"timings":{"cache_n":31,"prompt_n":3}}';
+    expect(scan(timingsOnly).cachedTokens).toBe(31);
+    expect(scan('{"choices":[],"timings":{"prompt_n":3}}').cachedTokens).toBe(-1);
+  });
+
   it('intAfter finds the number after a key, from an offset', () => {
     expect(intAfter('{"a":{"n": 12},"b":{"n":7}}', '"n":', 10)).toBe(7);
     expect(intAfter('{"n":null}', '"n":')).toBe(-1);

@@ -158,6 +158,8 @@ export function scanChunk(payload: string, native: boolean, out: ChunkFacts): bo
   // token comes from the prompt pass and every verify step yields its accepted drafts plus one token.
   const timings = payload.indexOf('"timings":');
   if (timings >= 0) {
+    // cache_n: prompt tokens reused from the slot's cache (older builds say it only here, not in usage)
+    if (out.cachedTokens < 0) out.cachedTokens = intAfter(payload, '"cache_n":', timings);
     const accepted = intAfter(payload, '"draft_n_accepted":', timings);
     const predicted = intAfter(payload, '"predicted_n":', timings);
     if (accepted >= 0 && predicted - 1 - accepted > 0) out.specVerifySteps = predicted - 1 - accepted;

@@ -133,6 +133,10 @@ export const sglangAdapter: EngineAdapter = {
     waiting: ['sglang:num_queue_reqs'],
     kvCacheUsage: ['sglang:token_usage'],
     prefixCacheHitRate: ['sglang:cache_hit_rate'],
+    // cached / all prompt tokens: the OpenAI routes report cached tokens per request only with
+    // --enable-cache-report, so a level's cached share comes from these counters' deltas
+    prefixCacheHitTokens: ['sglang:cached_tokens_total'],
+    prefixCacheQueryTokens: ['sglang:prompt_tokens_total'],
     specAcceptLength: ['sglang:spec_accept_length'],
   },
   whereToRead,

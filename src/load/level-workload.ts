@@ -8,7 +8,7 @@ import { BenchgateError } from '../core/errors.js';
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
 import { Conversations } from './conversation.js';
-import { buildPrompts, type PromptItem } from './prompts.js';
+import { buildPrompts, type PromptItem, saltedSeed } from './prompts.js';
 import { buildSharedPrefixPrompts } from './shared-prefix.js';
 import type { PromptTokenizer } from './tokenizer.js';
 import { readTrace, replayOffsetsMs, tracePrompts } from './trace.js';
@@ -56,6 +56,7 @@ async function sharedPrefixWorkload(a: LevelWorkloadArgs, base: Base): Promise<L
       suffixTokens: w.input_tokens,
       outputTokens: w.output_tokens,
       seed: w.seed,
+      salt: w.salt,
     },
     Math.max(1, a.poolSize - warmup),
     a.levelIndex,
@@ -85,7 +86,8 @@ async function traceWorkload(a: LevelWorkloadArgs, base: Base): Promise<LevelWor
   const rate = spanS > 0 ? (entries.length - 1) / spanS : entries.length;
   return {
     ...base,
-    prompts: tracePrompts(entries, trace.block_tokens, w.seed),
+    // the trace's blocks are shared within one replay only: each level (speed) and run gets its own words
+    prompts: tracePrompts(entries, trace.block_tokens, w.seed, saltedSeed(a.levelIndex, w.salt)),
     unmeasured: 0,
     requests: entries.length,
     scheduleMs,
@@ -113,7 +115,13 @@ async function multiTurnWorkload(a: LevelWorkloadArgs, base: Base): Promise<Leve
       'workload.kind multi_turn runs closed loop (each stream is one user): set load.kind: concurrency.',
     );
   const messages = await buildPrompts(
-    { dataset: 'random', inputTokens: w.input_tokens, outputTokens: w.output_tokens, seed: w.seed },
+    {
+      dataset: 'random',
+      inputTokens: w.input_tokens,
+      outputTokens: w.output_tokens,
+      seed: w.seed,
+      salt: w.salt,
+    },
     a.poolSize,
     a.levelIndex,
     a.tokenizer,
@@ -148,6 +156,7 @@ export async function buildLevelWorkload(a: LevelWorkloadArgs): Promise<LevelWor
       outputTokens: w.output_tokens,
       seed: w.seed,
       outputLengths: w.kind === 'sharegpt' ? w.output_lengths : 'fixed',
+      salt: w.salt,
     },
     a.poolSize,
     a.levelIndex,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRng } from '../core/seeded-random.js';
-import { buildPrompts, readPromptFile, sampleLength } from './prompts.js';
+import { buildPrompts, type PromptSpec, readPromptFile, saltedSeed, sampleLength } from './prompts.js';
 import { approximateTokenizer, type PromptTokenizer } from './tokenizer.js';
 
 /** A tokenizer that is not one-token-per-word: every word of 5+ letters counts as two tokens. */
@@ -44,6 +44,36 @@ describe('random prompts', () => {
     expect(a[0].prompt).not.toBe(c[0].prompt);
     expect(new Set(a.map((x) => x.prompt)).size).toBe(5);
     expect(a.every((x) => x.inputTokens === 50)).toBe(true);
+  });
+});
+
+describe('the run salt', () => {
+  it('changes every random prompt of a level but none of its lengths, and replays exactly when repeated', async () => {
+    const spec: PromptSpec = {
+      dataset: 'random',
+      inputTokens: { uniform: [20, 60] },
+      outputTokens: { fixed: 4 },
+      seed: 1,
+    };
+    const tok = approximateTokenizer('test');
+    const a = await buildPrompts({ ...spec, salt: 11 }, 8, 0, tok);
+    const again = await buildPrompts({ ...spec, salt: 11 }, 8, 0, tok);
+    const b = await buildPrompts({ ...spec, salt: 12 }, 8, 0, tok);
+    expect(again).toEqual(a);
+    expect(b.map((x) => x.inputTokens)).toEqual(a.map((x) => x.inputTokens));
+    for (let i = 0; i < a.length; i++) expect(b[i].prompt).not.toBe(a[i].prompt);
+    // no salt is the seed alone, as before salts existed
+    expect(await buildPrompts({ ...spec }, 8, 0, tok)).toEqual(
+      await buildPrompts({ ...spec, salt: 0 }, 8, 0, tok),
+    );
+  });
+
+  it('mixes into a seed deterministically and leaves it alone without a salt', () => {
+    expect(saltedSeed(123, undefined)).toBe(123);
+    expect(saltedSeed(123, 0)).toBe(123);
+    expect(saltedSeed(123, 5)).toBe(saltedSeed(123, 5));
+    expect(saltedSeed(123, 5)).not.toBe(saltedSeed(123, 6));
+    expect(saltedSeed(123, 5)).not.toBe(saltedSeed(124, 5));
   });
 });
 

@@ -1,5 +1,7 @@
 // Builds the prompts of a level before it starts (no tokenizer calls while measuring): random
-// prompts of exact token lengths, or prompts from ShareGPT-style JSON / JSONL files.
+// prompts of exact token lengths, or prompts from ShareGPT-style JSON / JSONL files. The seed fixes
+// lengths and structure; the run's salt (workload.salt, fresh per run unless set) changes the words,
+// so a second run sends prompts no server has cached while its lengths stay the same.
 
 import { readFile } from 'node:fs/promises';
 import { BenchgateError } from '../core/errors.js';
@@ -23,6 +25,18 @@ const WORDS = (
   'known university united then made also three under both him people while being we since well part these ' +
   'north south east west music team high film season year group between before family through life number'
 ).split(' ');
+
+/**
+ * The seed of a prompt's words: `seed` itself without a salt (0 or absent), else `seed` mixed with the
+ * salt, so the same draw order (and so the same lengths) gives other words in another run.
+ */
+export function saltedSeed(seed: number, salt: number | undefined): number {
+  if (!salt) return seed >>> 0;
+  let h = Math.imul((seed >>> 0) ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13) ^ (salt >>> 0), 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f);
+  return (h ^ (h >>> 15)) >>> 0;
+}
 
 export function sampleLength(spec: TokenLength, rng: Rng): number {
   if ('fixed' in spec) return spec.fixed;
@@ -177,16 +191,21 @@ export interface PromptSpec {
   seed: number;
   /** ShareGPT files: 'recorded' uses each conversation's reply length as max_tokens (default 'fixed'). */
   outputLengths?: 'recorded' | 'fixed';
+  /** The run's salt (workload.salt): changes random prompts' words, never their lengths; 0 or absent: none. */
+  salt?: number;
 }
 
-/** Builds `count` prompts for one level; `salt` (the level index) keeps levels' prompts distinct but reproducible. */
+/**
+ * Builds `count` prompts for one level; `levelIndex` keeps levels' prompts distinct and `spec.salt` runs'
+ * (file datasets are sent as written: their text is the workload, so only the cache check can tell reuse).
+ */
 export async function buildPrompts(
   spec: PromptSpec,
   count: number,
-  salt: number,
+  levelIndex: number,
   tokenizer: PromptTokenizer,
 ): Promise<PromptItem[]> {
-  const rng = seededRng(spec.seed * 1_000_003 + salt * 7919 + 1);
+  const rng = seededRng(spec.seed * 1_000_003 + levelIndex * 7919 + 1);
   const out: PromptItem[] = [];
   if (spec.dataset === 'random') {
     // lengths and per-prompt seeds are drawn in order, so the result does not depend on timing
@@ -202,7 +221,7 @@ export async function buildPrompts(
       for (let i = next++; i < count; i = next++) {
         const j = jobs[i];
         // a distinct random text per request defeats prefix caching across requests
-        const p = await randomPrompt(j.inTok, seededRng(j.seed), tokenizer, ratio);
+        const p = await randomPrompt(j.inTok, seededRng(saltedSeed(j.seed, spec.salt)), tokenizer, ratio);
         results[i] = { prompt: p.prompt, inputTokens: p.tokens, outputTokens: j.outTok };
       }
     };

@@ -30,6 +30,15 @@ describe('shared-prefix prompts', () => {
     expect(p.expectedHitRate).toBeLessThan(0.9);
     expect(await buildSharedPrefixPrompts(spec, 7, 0, tok)).toEqual(p);
   });
+
+  it('share only within the run: another salt gives other prefixes of the same lengths', async () => {
+    const a = await buildSharedPrefixPrompts({ ...spec, salt: 3 }, 7, 0, tok);
+    const b = await buildSharedPrefixPrompts({ ...spec, salt: 4 }, 7, 0, tok);
+    const head = (s: string) => s.split(' ').slice(0, 30).join(' ');
+    expect(head(a.measured[0].prompt)).toBe(head(a.measured[3].prompt));
+    expect(head(b.measured[0].prompt)).not.toBe(head(a.measured[0].prompt));
+    expect(b.measured.map((x) => x.inputTokens)).toEqual(a.measured.map((x) => x.inputTokens));
+  });
 });
 
 describe('ShareGPT output lengths', () => {

@@ -6,7 +6,7 @@
 
 import { seededRng } from '../core/seeded-random.js';
 import type { TokenLength } from '../plan/schema.js';
-import { type PromptItem, randomPrompt, sampleLength } from './prompts.js';
+import { type PromptItem, randomPrompt, saltedSeed, sampleLength } from './prompts.js';
 import type { PromptTokenizer } from './tokenizer.js';
 
 export interface SharedPrefixSpec {
@@ -16,6 +16,8 @@ export interface SharedPrefixSpec {
   suffixTokens: TokenLength;
   outputTokens: TokenLength;
   seed: number;
+  /** The run's salt: other words for the prefixes and suffixes, the same lengths (see prompts.ts). */
+  salt?: number;
 }
 
 export interface SharedPrefixPrompts {
@@ -30,20 +32,19 @@ export interface SharedPrefixPrompts {
 export async function buildSharedPrefixPrompts(
   spec: SharedPrefixSpec,
   count: number,
-  salt: number,
+  levelIndex: number,
   tokenizer: PromptTokenizer,
 ): Promise<SharedPrefixPrompts> {
-  const rng = seededRng(spec.seed * 1_000_003 + salt * 7919 + 17);
+  const rng = seededRng(spec.seed * 1_000_003 + levelIndex * 7919 + 17);
   const ratio = { tokensPerWord: 1 };
+  const words = () => seededRng(saltedSeed(Math.floor(rng() * 2 ** 32), spec.salt));
   const prefixes: { prompt: string; tokens: number }[] = [];
   for (let g = 0; g < spec.groups; g++)
-    prefixes.push(
-      await randomPrompt(spec.prefixTokens, seededRng(Math.floor(rng() * 2 ** 32)), tokenizer, ratio),
-    );
+    prefixes.push(await randomPrompt(spec.prefixTokens, words(), tokenizer, ratio));
   const one = async (g: number): Promise<PromptItem> => {
     const suffixTokens = sampleLength(spec.suffixTokens, rng);
     const outputTokens = sampleLength(spec.outputTokens, rng);
-    const suffix = await randomPrompt(suffixTokens, seededRng(Math.floor(rng() * 2 ** 32)), tokenizer, ratio);
+    const suffix = await randomPrompt(suffixTokens, words(), tokenizer, ratio);
     const prompt = `${prefixes[g].prompt} ${suffix.prompt}`;
     return { prompt, inputTokens: await tokenizer.count(prompt), outputTokens };
   };

@@ -65,5 +65,10 @@ describe('trace readers', () => {
     expect(wa.slice(0, 4)).toEqual(wb.slice(0, 4));
     expect(wa.slice(4, 8)).not.toEqual(wb.slice(4, 8));
     expect(tracePrompts(entries, 4, 1)).toEqual([a, b]);
+    // another level or run (another salt): the same sharing, other words, so no block is cached before
+    const [c, d] = tracePrompts(entries, 4, 1, 77);
+    expect(c.prompt.split(' ').slice(0, 4)).toEqual(d.prompt.split(' ').slice(0, 4));
+    expect(c.prompt.split(' ').slice(0, 4)).not.toEqual(wa.slice(0, 4));
+    expect(c.prompt.split(' ')).toHaveLength(10);
   });
 });

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { BenchgateError } from '../core/errors.js';
 import { seededRng } from '../core/seeded-random.js';
-import { type PromptItem, randomWords } from './prompts.js';
+import { type PromptItem, randomWords, saltedSeed } from './prompts.js';
 
 export interface TraceEntry {
   /** Arrival offset from the trace's first request, in trace milliseconds (before the speed factor). */
@@ -112,14 +112,21 @@ export function replayOffsetsMs(entries: TraceEntry[], speed: number): number[] 
 /**
  * Prompt text for each entry: one block of `blockTokens` words per hash id (the same id gives the same
  * words, so the prefix is shared), then words unique to the request up to input_length. Lengths are in
- * words (about one token each); the tokenizer's count is kept as the client's input count.
+ * words (about one token each); the tokenizer's count is kept as the client's input count. `salt` (the
+ * run's salt mixed with the level) gives other words, so a replay at another speed or in another run
+ * shares only what the trace declares, never a block cached by an earlier replay.
  */
-export function tracePrompts(entries: TraceEntry[], blockTokens: number, seed: number): PromptItem[] {
+export function tracePrompts(
+  entries: TraceEntry[],
+  blockTokens: number,
+  seed: number,
+  salt = 0,
+): PromptItem[] {
   const blocks = new Map<number, string>();
   const block = (id: number): string => {
     let b = blocks.get(id);
     if (b === undefined) {
-      b = randomWords(seededRng(seed * 1_000_003 + id * 31 + 7), blockTokens);
+      b = randomWords(seededRng(saltedSeed(seed * 1_000_003 + id * 31 + 7, salt)), blockTokens);
       blocks.set(id, b);
     }
     return b;
@@ -133,7 +140,7 @@ export function tracePrompts(entries: TraceEntry[], blockTokens: number, seed: n
       words += blockTokens;
     }
     if (words < e.inputTokens)
-      parts.push(randomWords(seededRng(seed * 7919 + i * 13 + 3), e.inputTokens - words));
+      parts.push(randomWords(seededRng(saltedSeed(seed * 7919 + i * 13 + 3, salt)), e.inputTokens - words));
     return { prompt: parts.join(' '), inputTokens: e.inputTokens, outputTokens: e.outputTokens };
   });
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { normal, seededRng } from '../core/seeded-random.js';
-import { bootstrapRatioByIndex, bootstrapRatioCI, meanStat, percentileStat } from './bootstrap.js';
+import {
+  bootstrapRatioByIndex,
+  bootstrapRatioCI,
+  bootstrapRatioGrouped,
+  meanStat,
+  percentileStat,
+} from './bootstrap.js';
+import { fewTrialsFactor } from './bootstrap-trials.js';
 
 function normalSample(n: number, mu: number, sigma: number, seed: number): number[] {
   const rng = seededRng(seed);
@@ -121,5 +128,51 @@ describe('bootstrapRatioByIndex', () => {
     expect(() => bootstrapRatioByIndex(3, 3, one, one, { iterations: 10, seed: 1, confidence: 1 })).toThrow(
       RangeError,
     );
+  });
+});
+
+describe('bootstrapRatioGrouped (repeated trials)', () => {
+  // three trials per side whose means differ far more than their requests do (a host slowdown in one)
+  const trials = (means: number[], n: number, seed: number) =>
+    means.flatMap((m, t) => normalSample(n, m, m * 0.01, seed + t));
+  const a = trials([100, 120, 95], 200, 1);
+  const b = trials([112, 104, 108], 200, 11);
+  const mean = (xs: number[]) => (idx: Uint32Array) => {
+    let s = 0;
+    for (let i = 0; i < idx.length; i++) s += xs[idx[i]];
+    return s / idx.length;
+  };
+  const opts = { iterations: 2000, seed: 5 };
+
+  it('puts the variance between trials inside the interval, which resampling requests alone misses', () => {
+    const flat = bootstrapRatioGrouped([600], [600], mean(a), mean(b), opts)!;
+    const nested = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(a), mean(b), opts)!;
+    expect(nested.ratio).toBeCloseTo(flat.ratio, 12);
+    expect(flat.high - flat.low).toBeLessThan(0.03);
+    expect(flat.significant).toBe(true);
+    expect(nested.high - nested.low).toBeGreaterThan(0.1);
+    expect(nested.significant).toBe(false);
+  });
+
+  it('with one trial per side is the plain request bootstrap, draw for draw', () => {
+    const x = normalSample(300, 10, 1, 3);
+    const y = normalSample(250, 11, 1, 4);
+    expect(bootstrapRatioGrouped([300], [250], mean(x), mean(y), opts)).toEqual(
+      bootstrapRatioByIndex(300, 250, mean(x), mean(y), opts),
+    );
+  });
+
+  it('widens only the spread between few trials, as a t interval with G − 1 degrees of freedom would', () => {
+    expect(fewTrialsFactor(1)).toBe(1);
+    expect(fewTrialsFactor(3)).toBeCloseTo(2.69, 2);
+    expect(fewTrialsFactor(5)).toBeCloseTo(1.58, 2);
+    expect(fewTrialsFactor(10)).toBeCloseTo(1.22, 2);
+    // trials that agree: the interval is the requests' own noise, not blown up by the factor
+    const same = (seed: number) => [1, 2, 3].flatMap((t) => normalSample(200, 100, 5, seed + t));
+    const x = same(20);
+    const y = same(30);
+    const flat = bootstrapRatioGrouped([600], [600], mean(x), mean(y), opts)!;
+    const nested = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(x), mean(y), opts)!;
+    expect(nested.high - nested.low).toBeLessThan(1.6 * (flat.high - flat.low));
   });
 });

@@ -1,9 +1,12 @@
 // Seeded percentile-bootstrap confidence interval for the ratio stat(other) / stat(baseline) of two
 // independent samples, e.g. TTFT p99 of one run over another. Reproducible: the same inputs and seed give
-// the same interval on every machine. The one bootstrap of the project (report/ resamples through it).
+// the same interval on every machine. The one bootstrap of the project (report/ resamples through it);
+// samples made of repeated trials are resampled by bootstrap-trials.ts, of which one trial is this.
 
-import { seededRng } from '../core/seeded-random.js';
-import { percentileOfSorted, percentilesInPlace } from './percentile.js';
+import { bootstrapRatioGrouped } from './bootstrap-trials.js';
+import { percentilesInPlace } from './percentile.js';
+
+export { bootstrapRatioGrouped } from './bootstrap-trials.js';
 
 /** A statistic of one sample. It may reorder (e.g. sort in place) the array it is given. */
 export type SampleStat = (values: Float64Array) => number;
@@ -35,10 +38,6 @@ export interface RatioCI {
   significant: boolean;
 }
 
-function identityIndices(n: number): Uint32Array {
-  return Uint32Array.from({ length: n }, (_, i) => i);
-}
-
 /**
  * Resamples indices 0..nBaseline-1 and 0..nOther-1 independently with replacement `iterations` times and
  * takes the percentile interval of statOther(resample) / statBaseline(resample). Null when either sample
@@ -51,30 +50,7 @@ export function bootstrapRatioByIndex(
   statOther: IndexStatistic,
   opts: BootstrapOptions,
 ): RatioCI | null {
-  if (nBaseline === 0 || nOther === 0) return null;
-  const confidence = opts.confidence ?? 0.95;
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new RangeError(`confidence must be within (0, 1), got ${confidence}`);
-  }
-  const ratio = statOther(identityIndices(nOther)) / statBaseline(identityIndices(nBaseline));
-  if (!Number.isFinite(ratio)) return null;
-  const rng = seededRng(opts.seed);
-  const idxBaseline = new Uint32Array(nBaseline);
-  const idxOther = new Uint32Array(nOther);
-  const ratios = new Float64Array(opts.iterations);
-  let kept = 0;
-  for (let i = 0; i < opts.iterations; i++) {
-    for (let j = 0; j < nBaseline; j++) idxBaseline[j] = Math.floor(rng() * nBaseline);
-    for (let j = 0; j < nOther; j++) idxOther[j] = Math.floor(rng() * nOther);
-    const r = statOther(idxOther) / statBaseline(idxBaseline);
-    if (Number.isFinite(r)) ratios[kept++] = r;
-  }
-  if (kept === 0) return null;
-  const sorted = ratios.subarray(0, kept).sort();
-  const tail = ((1 - confidence) / 2) * 100;
-  const low = percentileOfSorted(sorted, tail);
-  const high = percentileOfSorted(sorted, 100 - tail);
-  return { ratio, low, high, confidence, iterations: kept, significant: low > 1 || high < 1 };
+  return bootstrapRatioGrouped([nBaseline], [nOther], statBaseline, statOther, opts);
 }
 
 /** Wraps a statistic of plain values as an index statistic over `values` (reusing one scratch buffer). */
@@ -82,7 +58,7 @@ function indexedSample(values: ArrayLike<number>, stat: SampleStat): IndexStatis
   const scratch = new Float64Array(values.length);
   return (indices) => {
     for (let i = 0; i < indices.length; i++) scratch[i] = values[indices[i]!]!;
-    return stat(scratch);
+    return stat(scratch.subarray(0, indices.length));
   };
 }
 

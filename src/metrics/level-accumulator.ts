@@ -7,6 +7,7 @@
 // Pure: the caller reads the records (results/level-from-file.ts streams them from requests.jsonl).
 
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
+import { CacheTally, withCache } from './cache-share.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
 import { energyOverWindow } from './energy.js';
@@ -58,6 +59,7 @@ export class LevelAccumulator {
     chunkTokenSources: {},
   };
   private spec = { tokens: 0, steps: 0, reporting: 0 };
+  private readonly cache = new CacheTally();
 
   constructor(private readonly ctx: LevelContext) {}
 
@@ -125,6 +127,7 @@ export class LevelAccumulator {
     }
     if (!succeeded(r)) return;
     this.completed++;
+    this.cache.add(r);
     const s = this.samples;
     const lat = requestLatencies(r);
     if (lat.ttftMs !== null) s.ttft.push(lat.ttftMs);
@@ -247,6 +250,7 @@ export class LevelAccumulator {
         ? { valid: ctx.validity.valid, reasons: [...ctx.validity.reasons] }
         : { valid: true, reasons: [] },
       ...(ctx.power ? energyOverWindow(ctx.power, w, this.outputTokenSum) : {}),
+      ...withCache(this.cache.finish(ctx.cache)),
     };
   }
 }

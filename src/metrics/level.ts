@@ -8,6 +8,7 @@
 
 import type { SpecCounters } from '../engines/types.js';
 import { inputTokens, outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
+import { type CacheContext, CacheTally, withCache } from './cache-share.js';
 import { judgeClientLimit } from './client-limit.js';
 import { distribution } from './distribution.js';
 import { energyOverWindow, type PowerInput } from './energy.js';
@@ -39,44 +40,53 @@ export interface LevelInput {
   validity?: { valid: boolean; reasons: string[] };
   /** GPU power during the level (or why there is none): gives energyPerTokenJ; absent, the summary has no energy fields. */
   power?: PowerInput;
+  /** Prefix-cache counter deltas and the workload's expected cached share (the level sweep's; see cache-share.ts). */
+  cache?: CacheContext;
+}
+
+/** The per-request figures of a level's completed requests: distributions' samples and the sums. */
+function collect(completed: readonly RequestRecord[], slo: SloSpec) {
+  const n = completed.length;
+  const c = {
+    ttft: new SampleBuffer(n),
+    ttftContent: new SampleBuffer(n),
+    e2e: new SampleBuffer(n),
+    e2eInclQueue: new SampleBuffer(n),
+    queueWait: new SampleBuffer(n),
+    tpot: new SampleBuffer(n),
+    chunkItl: new SampleBuffer(),
+    tokenItl: new SampleBuffer(),
+    inputTokenSum: 0,
+    outputTokenSum: 0,
+    good: 0,
+    cache: new CacheTally(),
+  };
+  const withSlo = hasAnySlo(slo);
+  for (const r of completed) {
+    c.cache.add(r);
+    const lat = requestLatencies(r);
+    if (lat.ttftMs !== null) c.ttft.push(lat.ttftMs);
+    if (lat.ttftContentMs !== null) c.ttftContent.push(lat.ttftContentMs);
+    if (lat.e2eMs !== null) c.e2e.push(lat.e2eMs);
+    if (lat.e2eInclQueueMs !== null) c.e2eInclQueue.push(lat.e2eInclQueueMs);
+    if (lat.tpotMs !== null) c.tpot.push(lat.tpotMs);
+    c.queueWait.push(lat.queueWaitMs);
+    pushChunkItlMs(r, c.chunkItl);
+    pushTokenItlMs(r, c.tokenItl);
+    c.inputTokenSum += inputTokens(r);
+    c.outputTokenSum += outputTokens(r);
+    if (withSlo && meetsSlo(lat, slo)) c.good++;
+  }
+  return c;
 }
 
 export function summarizeLevel(input: LevelInput): LevelSummary {
   const measured = input.records.filter((r) => !r.warmup);
   const completed = measured.filter(succeeded);
-  const failedCount = measured.length - completed.length;
   const window = measuredWindow(measured);
-
-  const ttft = new SampleBuffer(completed.length);
-  const ttftContent = new SampleBuffer(completed.length);
-  const e2e = new SampleBuffer(completed.length);
-  const e2eInclQueue = new SampleBuffer(completed.length);
-  const queueWait = new SampleBuffer(completed.length);
-  const tpot = new SampleBuffer(completed.length);
-  const chunkItl = new SampleBuffer();
-  const tokenItl = new SampleBuffer();
-  let inputTokenSum = 0;
-  let outputTokenSum = 0;
-  let good = 0;
-  const withSlo = hasAnySlo(input.slo);
-  for (const r of completed) {
-    const lat = requestLatencies(r);
-    if (lat.ttftMs !== null) ttft.push(lat.ttftMs);
-    if (lat.ttftContentMs !== null) ttftContent.push(lat.ttftContentMs);
-    if (lat.e2eMs !== null) e2e.push(lat.e2eMs);
-    if (lat.e2eInclQueueMs !== null) e2eInclQueue.push(lat.e2eInclQueueMs);
-    if (lat.tpotMs !== null) tpot.push(lat.tpotMs);
-    queueWait.push(lat.queueWaitMs);
-    pushChunkItlMs(r, chunkItl);
-    pushTokenItlMs(r, tokenItl);
-    inputTokenSum += inputTokens(r);
-    outputTokenSum += outputTokens(r);
-    if (withSlo && meetsSlo(lat, input.slo)) good++;
-  }
-
+  const c = collect(completed, input.slo);
   const errorsByCode: Record<string, number> = {};
   for (const r of measured) if (r.error) errorsByCode[r.error.code] = (errorsByCode[r.error.code] ?? 0) + 1;
-
   const p = input.percentiles;
   const clientCheck = input.client ?? { eventLoopDelayP99Ms: null, cpuPercentOfOneCore: null };
   return {
@@ -85,31 +95,31 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
     windowS: window.durationS,
     requests: {
       completed: completed.length,
-      failed: failedCount,
+      failed: measured.length - completed.length,
       warmup: input.records.length - measured.length,
       inFlightAtEnd: input.inFlightAtEnd,
       retried: measured.filter((r) => (r.retries ?? 0) > 0).length,
     },
-    ttftMs: distribution(ttft.view(), p),
-    ttftContentMs: distribution(ttftContent.view(), p),
-    chunkItlMs: distribution(chunkItl.view(), p),
-    tokenItlMs: distribution(tokenItl.view(), p),
-    tpotMs: distribution(tpot.view(), p),
-    e2eMs: distribution(e2e.view(), p),
-    e2eInclQueueMs: distribution(e2eInclQueue.view(), p),
-    queueWaitMs: distribution(queueWait.view(), p),
+    ttftMs: distribution(c.ttft.view(), p),
+    ttftContentMs: distribution(c.ttftContent.view(), p),
+    chunkItlMs: distribution(c.chunkItl.view(), p),
+    tokenItlMs: distribution(c.tokenItl.view(), p),
+    tpotMs: distribution(c.tpot.view(), p),
+    e2eMs: distribution(c.e2e.view(), p),
+    e2eInclQueueMs: distribution(c.e2eInclQueue.view(), p),
+    queueWaitMs: distribution(c.queueWait.view(), p),
     throughput: {
       requestsPerS: perSecond(completed.length, window),
-      inputTokensPerS: perSecond(inputTokenSum, window),
-      outputTokensPerS: perSecond(outputTokenSum, window),
-      totalTokensPerS: perSecond(inputTokenSum + outputTokenSum, window),
+      inputTokensPerS: perSecond(c.inputTokenSum, window),
+      outputTokensPerS: perSecond(c.outputTokenSum, window),
+      totalTokensPerS: perSecond(c.inputTokenSum + c.outputTokenSum, window),
       peakOutputTokensPerS: peakOutputTokensPerS(completed, window),
     },
     achievedConcurrency: achievedConcurrency(measured, window),
-    goodput: withSlo
+    goodput: hasAnySlo(input.slo)
       ? {
-          requestsPerS: perSecond(good, window),
-          fraction: measured.length > 0 ? good / measured.length : 0,
+          requestsPerS: perSecond(c.good, window),
+          fraction: measured.length > 0 ? c.good / measured.length : 0,
           slo: { ...input.slo },
         }
       : null,
@@ -120,6 +130,7 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
     validity: input.validity
       ? { valid: input.validity.valid, reasons: [...input.validity.reasons] }
       : { valid: true, reasons: [] },
-    ...(input.power ? energyOverWindow(input.power, window, outputTokenSum) : {}),
+    ...(input.power ? energyOverWindow(input.power, window, c.outputTokenSum) : {}),
+    ...withCache(c.cache.finish(input.cache)),
   };
 }

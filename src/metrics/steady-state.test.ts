@@ -31,4 +31,16 @@ describe('steady-state window of a closed-loop level', () => {
     const records = buildRecords(0, 1, [{ ttftMs: 10, e2eMs: 100, outputTokens: 10 }]);
     expect(steadyState(records, 4)).toEqual({ ok: false, reason: '1 measured requests never fill 4 slots' });
   });
+
+  it('has no steady state for a single wave: every slot sent one request (e.g. 192 at concurrency 192)', () => {
+    const wave = buildRecords(
+      0,
+      8,
+      Array.from({ length: 8 }, () => ({ ttftMs: 10, e2eMs: 100, outputTokens: 10 })),
+    );
+    expect(steadyState(wave, 8)).toEqual({
+      ok: false,
+      reason: 'a single wave: 8 requests at concurrency 8 (needs ≥16, 2 per slot)',
+    });
+  });
 });

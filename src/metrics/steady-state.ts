@@ -4,12 +4,14 @@
 // is counted before a send); start = the first moment N requests are in flight; end = the last moment the
 // count drops below N. The brief hand-off dips of a closed loop (one request ended, its successor not yet
 // sent) stay inside the window. Figures over the window: requests wholly inside it (latencies),
-// completions and output tokens (chunk arrivals) inside it per second. Pure: no I/O.
+// completions and output tokens (chunk arrivals) inside it per second. A level of fewer than two
+// requests per slot (a single wave) has no steady state. Pure: no I/O.
 
 import { extent } from '../core/extent.js';
 import { outputTokens, type RequestRecord, succeeded } from '../records/request-record.js';
 import { percentile } from './percentile.js';
 import { requestLatencies } from './request-latency.js';
+import { supportsPercentile } from './tail-samples.js';
 
 export interface SteadyState {
   concurrency: number;
@@ -29,12 +31,21 @@ export interface SteadyState {
   tpotP50Ms: number | null;
 }
 
+/** Requests each slot must send for a level to have a steady state beyond its ramp-up and drain. */
+export const MIN_REQUESTS_PER_SLOT = 2;
+
 export type SteadyStateResult = { ok: true; steady: SteadyState } | { ok: false; reason: string };
 
 export function steadyState(records: readonly RequestRecord[], concurrency: number): SteadyStateResult {
   const measured = records.filter((r) => !r.warmup);
   if (measured.length < concurrency)
     return { ok: false, reason: `${measured.length} measured requests never fill ${concurrency} slots` };
+  // one request per slot (a single wave, e.g. 192 at concurrency 192) is all ramp-up and drain
+  if (measured.length < MIN_REQUESTS_PER_SLOT * concurrency)
+    return {
+      ok: false,
+      reason: `a single wave: ${measured.length} requests at concurrency ${concurrency} (needs ≥${MIN_REQUESTS_PER_SLOT * concurrency}, ${MIN_REQUESTS_PER_SLOT} per slot)`,
+    };
   const events = measured.flatMap((r) => [
     { t: r.sentMs, d: 1 },
     { t: r.endMs, d: -1 },
@@ -58,9 +69,10 @@ export function steadyState(records: readonly RequestRecord[], concurrency: numb
   const inside = measured.filter((r) => r.sentMs >= s && r.endMs <= e);
   const done = inside.filter(succeeded);
   const lat = done.map(requestLatencies);
+  // the tail rule of every table: a median needs the samples that support it
   const p50 = (xs: (number | null)[]) => {
     const v = xs.filter((x): x is number => x !== null);
-    return v.length ? percentile(v, 50) : null;
+    return supportsPercentile(v.length, 50) ? percentile(v, 50) : null;
   };
   let tokens = 0;
   for (const r of measured.filter(succeeded)) {

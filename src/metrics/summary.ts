@@ -14,6 +14,7 @@ export interface Distribution {
 export type { LevelKey } from '../records/level-key.js';
 
 import type { LevelKey } from '../records/level-key.js';
+import type { CacheEvidence } from './cache-share.js';
 import type { EnergySummary } from './energy.js';
 
 export interface SpeculativeSummary {
@@ -30,6 +31,11 @@ export interface SpeculativeSummary {
 export interface LevelSummary {
   levelIndex: number;
   level: LevelKey;
+  /**
+   * Repeated trials (load.trials): which trial of this level (1-based); the same level key then appears
+   * once per trial, each a level of its own. Absent when the level ran once.
+   */
+  trial?: number;
   /** Measured window in seconds (first measured send → last measured end). */
   windowS: number;
   requests: {
@@ -100,6 +106,11 @@ export interface LevelSummary {
   energy?: EnergySummary;
   /** workload.kind multi_turn: TTFT and history length by turn position (absent for other workloads). */
   multiTurn?: TurnSummary[];
+  /**
+   * Prompt tokens served from the server's prefix cache over the measured requests, and the source of the
+   * figure (metrics/cache-share.ts). Absent in summaries written before it was recorded, and in imports.
+   */
+  cache?: CacheEvidence;
 }
 
 /** Measured turns at one position of their conversations (multi-turn levels). */

@@ -59,3 +59,22 @@ export function percentileOfKey(key: string): number | null {
   const m = /^p(\d+(?:\.\d+)?)$/.exec(key);
   return m ? Number(m[1]) : null;
 }
+
+/** A distribution's percentile p when its sample count supports it; null when withheld or absent. */
+export function supportedPercentile(
+  d: { count: number; percentiles: Record<string, number> } | null | undefined,
+  p: number,
+): number | null {
+  const v = d?.percentiles[`p${p}`];
+  if (typeof v !== 'number' || !Number.isFinite(v)) return null;
+  return supportsPercentile(d?.count ?? 0, p) ? v : null;
+}
+
+/** The note that replaces a withheld percentile ("p99 n/a (…)"), or null when it is supported or absent. */
+export function withheldNote(
+  d: { count: number; percentiles: Record<string, number> } | null | undefined,
+  p: number,
+): string | null {
+  if (!d || d.percentiles[`p${p}`] === undefined) return null;
+  return supportsPercentile(d.count, p) ? null : unsupportedNote(p, d.count);
+}

@@ -4,6 +4,7 @@
 // with their reasons shown first. Thresholds and their meaning: docs/verdicts.md ("Validity").
 
 import type { RequestRecord } from '../records/request-record.js';
+import { cacheSourceText } from './cache-share.js';
 import type { LevelSummary } from './summary.js';
 import { minSamplesFor, percentileOfKey, supportsPercentile } from './tail-samples.js';
 
@@ -27,6 +28,11 @@ export interface LevelValidityContext {
   ignoreEos?: boolean;
   /** Speculative decoding is configured on the verified target. */
   speculativeConfigured?: boolean;
+  /**
+   * The workload shares prompt tokens on purpose (shared_prefix, multi_turn, trace replay): its cached
+   * share is what it measures, not a bias.
+   */
+  workloadShares?: boolean;
 }
 
 /** Error share from which a level is invalid (below it, any error makes it suspect). */
@@ -35,6 +41,13 @@ export const INVALID_ERROR_RATE = 0.05;
 export const INVALID_LENGTH_SHARE = 0.05;
 /** Mean acceptance length at or below which a configured speculative decoder looks inactive. */
 export const INACTIVE_ACCEPTANCE = 1.05;
+/**
+ * A cached share is material (SUSPECT in a workload not meant to share) from this share of the measured
+ * prompt tokens AND this many cached tokens per request on average: a chat template's few shared tokens
+ * stay below it, prompts repeated from an earlier run (≈ all of each prompt) are far above it.
+ */
+export const MATERIAL_CACHED_SHARE = 0.1;
+export const MATERIAL_CACHED_TOKENS_PER_REQUEST = 32;
 
 export function statusOf(reasons: readonly ValidityReason[]): ValidityStatus {
   if (reasons.some((r) => r.severity === 'invalid')) return 'invalid';
@@ -184,6 +197,22 @@ function speculative(level: LevelSummary, ctx: LevelValidityContext): ValidityRe
   return [];
 }
 
+/** Prompt tokens served from the prefix cache in a workload not meant to share: the numbers read fast. */
+function prefixCache(level: LevelSummary, ctx: LevelValidityContext): ValidityReason[] {
+  const c = level.cache;
+  if (!c || c.share === null || c.cachedTokens === null || ctx.workloadShares) return [];
+  const requests = c.source === 'per-request' ? c.reporting : level.requests.completed;
+  const perRequest = requests > 0 ? c.cachedTokens / requests : 0;
+  if (c.share < MATERIAL_CACHED_SHARE || perRequest < MATERIAL_CACHED_TOKENS_PER_REQUEST) return [];
+  return [
+    {
+      severity: 'suspect',
+      check: 'prefix-cache',
+      text: `Prefix cache: ${(c.share * 100).toFixed(1)}% of the measured prompt tokens (${Math.round(perRequest)} per request) were served from the server's cache (${cacheSourceText(c)}) in a workload not meant to share prompts; likely cause: the same prompts were sent to this server before (an earlier run with the same seed and salt, a prompt file repeated, or a level longer than its prompt pool of 2048 sending them again), so TTFT and throughput read better than for unseen prompts.`,
+    },
+  ];
+}
+
 /** Percentiles the summary holds but the sample count cannot support: noted, and shown as n/a. */
 function tails(level: LevelSummary): ValidityReason[] {
   const n = level.ttftMs?.count ?? level.requests.completed;
@@ -233,6 +262,7 @@ export function judgeLevel(
   reasons.push(...outputCounts(level, measured));
   reasons.push(...promptTokens(measured, level));
   reasons.push(...speculative(level, ctx));
+  reasons.push(...prefixCache(level, ctx));
   reasons.push(...tails(level));
   return { status: statusOf(reasons), reasons };
 }

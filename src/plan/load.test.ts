@@ -122,7 +122,7 @@ configs:
       `${path}:1:45 target.api: expected one of: completions, chat, native`,
       `${path}:3:26 workload.input_tokens.fixed: must be > 0`,
       `${path}:4:18 workload.output_tokens: uniform: [a, b] needs a <= b`,
-      `${path}:5:3 workload.colour: unknown key; expected one of: kind, output_lengths, shared_prefix, trace, multi_turn, dataset, input_tokens, output_tokens, ignore_eos, temperature, seed, tokenizer`,
+      `${path}:5:3 workload.colour: unknown key; expected one of: kind, output_lengths, shared_prefix, trace, multi_turn, dataset, input_tokens, output_tokens, ignore_eos, temperature, seed, salt, tokenizer`,
       `${path}:7:18 load.levels[2]: a concurrency level is a whole number of requests in flight, found 2.5 (for requests/s use kind: rate)`,
       `${path}:7:26 load.levels[4]: level 8 is listed twice (also at index 3)`,
       `${path}:8:3 load.request: unknown key; did you mean "requests"?`,
@@ -492,5 +492,42 @@ describe('parsePlanText: values that are well-formed but unusable', () => {
         'p.yaml:1:9 output: expected a directory path, found an empty string',
       ]);
     }
+  });
+});
+
+describe('the prompt salt', () => {
+  it('is fresh for each resolved plan unless the plan sets it, so each run sends unseen prompts', () => {
+    const a = resolvePlan({}, 'flags');
+    const b = resolvePlan({}, 'flags');
+    expect(a.workload.salt).toBeGreaterThan(0);
+    expect(b.workload.salt).not.toBe(a.workload.salt);
+    expect(resolvePlan({ workload: { salt: 42 } }, 'flags').workload.salt).toBe(42);
+    expect(parsePlanText('workload: { salt: 7 }', 'p.yaml').workload.salt).toBe(7);
+    expect(parsePlanText('name: x', 'p.yaml').workload.salt).toBeGreaterThan(0);
+  });
+});
+
+describe('repeated trials', () => {
+  it('are refused where they are not honoured yet, naming the key', () => {
+    const matrix = () =>
+      parsePlanText(
+        'load: { trials: 3 }\nconfigs:\n  - name: a\n    launch: { command: "true" }\n    url: http://127.0.0.1:1',
+        'm.yaml',
+      );
+    expect(matrix).toThrow(/plan m\.yaml is invalid/);
+    try {
+      matrix();
+    } catch (e) {
+      expect((e as BenchgateError).details.join('\n')).toMatch(
+        /m\.yaml:1:9 load\.trials: the matrix \(configs:\) does not repeat trials yet/,
+      );
+    }
+    expect(() =>
+      parsePlanText(
+        'load: { kind: slo_search, trials: 2, slo_search: { over: rate, min: 1, max: 4 } }\nslo: { ttft_ms: 100 }',
+        's.yaml',
+      ),
+    ).toThrow(/invalid/);
+    expect(resolvePlan({ load: { trials: 3 } }, 'flags').load.trials).toBe(3);
   });
 });

@@ -8,6 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { BenchgateError } from '../core/errors.js';
 import { formatPlanPath, type PlanProblem } from './problem.js';
 import { limitProblems, MAX_PLAN_BYTES } from './process-limits.js';
+import { withFreshSalt } from './salt.js';
 import { type Plan, type PlanInput, planSchema } from './schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { semanticProblems } from './semantic-checks.js';
@@ -128,7 +129,7 @@ export function parsePlanText(text: string, file: string): Plan {
       },
     );
   }
-  const plan = planSchema.parse(raw);
+  const plan = withFreshSalt(planSchema.parse(raw));
   if (plan.name === undefined) plan.name = basename(file, extname(file)) || 'bench';
   return plan;
 }
@@ -185,7 +186,7 @@ export function resolvePlan(input: PlanInput, source: string, opts: ResolvePlanO
       },
     );
   }
-  const plan = planSchema.parse(input);
+  const plan = withFreshSalt(planSchema.parse(input));
   if (plan.name === undefined) plan.name = 'bench';
   return plan;
 }

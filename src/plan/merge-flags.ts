@@ -21,6 +21,8 @@ const FLAG_FOR_KEY: Record<string, string> = {
   'workload.output_tokens': '--output-tokens',
   'workload.seed': '--seed',
   'workload.dataset': '--dataset',
+  'workload.salt': '--salt',
+  'load.trials': '--trials',
   output: '--out',
   name: '--name',
 };

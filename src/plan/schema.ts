@@ -234,6 +234,15 @@ export const workloadSchema = z
       ),
     temperature: z.number().min(0).max(MAX_TEMPERATURE).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
+    salt: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional()
+      .describe(
+        "Changes the prompts' words (never their lengths or structure) so a run sends prompts no server has cached. Default: a fresh salt per run, recorded in the manifest's plan; set it (or --salt) to replay a run exactly.",
+      ),
     tokenizer: z
       .string()
       .optional()
@@ -353,6 +362,12 @@ export const loadSchema = z
       .max(MAX_REQUESTS_PER_LEVEL)
       .default(0)
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
+    trials: positiveInt
+      .max(100)
+      .default(1)
+      .describe(
+        'Repeated trials: the whole sweep runs this many times (levels 1 2 3, then 1 2 3 again), each repetition of a level stored as a level of its own with its trial number; compare resamples trials, then requests within them, so run-to-run variance is inside the intervals. bench and the single-server run only (not yet the matrix or slo_search).',
+      ),
     workers: z
       .union([positiveInt.max(MAX_WORKERS), z.literal('auto')])
       .default(1)

@@ -47,7 +47,7 @@ export interface RequestRecord {
   outputTokensClient: number | null;
   /**
    * Prompt tokens the server served from its prefix cache, when it said so (SGLang meta_info.cached_tokens,
-   * usage.prompt_tokens_details.cached_tokens); absent or null when it did not.
+   * usage.prompt_tokens_details.cached_tokens, llama.cpp timings.cache_n); absent or null when it did not.
    */
   cachedInputTokens?: number | null;
   /** Output tokens the request asked for (max_tokens). */

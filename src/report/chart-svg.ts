@@ -71,29 +71,25 @@ export function formatTick(t: number): string {
   return String(Number(t.toPrecision(3)));
 }
 
-export function renderChartSvg(spec: ChartSpec): string {
-  const width = spec.width ?? 760;
-  const height = spec.height ?? 420;
-  const legendRows = Math.ceil(spec.series.length / 3);
-  const m = { left: 78, right: 24, top: 44 + legendRows * 18, bottom: 58 };
-  const pw = width - m.left - m.right;
-  const ph = height - m.top - m.bottom;
-  const pts = spec.series
-    .flatMap((s) => s.points)
-    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
-  const parts: string[] = [];
-  parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${esc(spec.id)}-title" font-family="${CHART_FONT}">`,
+interface Frame {
+  width: number;
+  height: number;
+  m: { left: number; right: number; top: number; bottom: number };
+  pw: number;
+  ph: number;
+}
+
+/** Title and legend: one entry per series, three to a row. */
+function headerParts(spec: ChartSpec, f: Frame): string[] {
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" role="img" aria-labelledby="${esc(spec.id)}-title" font-family="${CHART_FONT}">`,
     `<title id="${esc(spec.id)}-title">${esc(spec.title)}</title>`,
-    `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="16" font-weight="bold" fill="#111">${esc(spec.title)}</text>`,
-  );
-  // legend
+    `<rect x="0" y="0" width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
+    `<text x="${f.width / 2}" y="22" text-anchor="middle" font-size="16" font-weight="bold" fill="#111">${esc(spec.title)}</text>`,
+  ];
   spec.series.forEach((s, i) => {
-    const col = i % 3;
-    const row = Math.floor(i / 3);
-    const x = m.left + col * (pw / 3);
-    const y = 40 + row * 18;
+    const x = f.m.left + (i % 3) * (f.pw / 3);
+    const y = 40 + Math.floor(i / 3) * 18;
     const color = PALETTE[(s.colorIndex ?? i) % PALETTE.length];
     parts.push(
       `<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
@@ -101,44 +97,54 @@ export function renderChartSvg(spec: ChartSpec): string {
       `<text x="${x + 28}" y="${y + 4}" font-size="12" fill="#222">${esc(s.name)}</text>`,
     );
   });
-  if (pts.length === 0) {
-    parts.push(
-      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="14" fill="#555">no data</text></svg>`,
-    );
-    return parts.join('\n');
-  }
+  return parts;
+}
+
+interface Scale {
+  fx: (x: number) => number;
+  fy: (y: number) => number;
+  xTicks: number[];
+  yTicks: number[];
+  logX: boolean;
+}
+
+/** Axis ranges and the data-to-pixel maps: log2 x when x spans a factor of 8 (unless told), 0-based y. */
+function scaleFor(spec: ChartSpec, pts: readonly ChartPoint[], f: Frame): Scale {
   const xs = [...pts.map((p) => p.x), ...(spec.xRange ?? [])];
   const ys = pts.map((p) => p.y);
   const xMin = Math.min(...xs);
   const xMax = Math.max(...xs);
   const logX = spec.logX ?? (xMin > 0 && xMax / xMin >= 8);
-  const xTicks = logX
-    ? (() => {
-        const t: number[] = [];
-        for (let e = Math.floor(Math.log2(xMin)); e <= Math.ceil(Math.log2(xMax)); e++) t.push(2 ** e);
-        return t;
-      })()
-    : niceTicks(Math.min(0, xMin), xMax);
+  const xTicks: number[] = [];
+  if (logX)
+    for (let e = Math.floor(Math.log2(xMin)); e <= Math.ceil(Math.log2(xMax)); e++) xTicks.push(2 ** e);
+  else xTicks.push(...niceTicks(Math.min(0, xMin), xMax));
   const yTicks = niceTicks(Math.min(0, Math.min(...ys)), Math.max(...ys));
   const [x0, x1] = [xTicks[0], xTicks[xTicks.length - 1]];
   const [y0, y1] = [yTicks[0], yTicks[yTicks.length - 1]];
   const fx = (x: number) =>
-    m.left +
+    f.m.left +
     (logX
       ? (Math.log2(x) - Math.log2(x0)) / (Math.log2(x1) - Math.log2(x0) || 1)
       : (x - x0) / (x1 - x0 || 1)) *
-      pw;
-  const fy = (y: number) => m.top + ph - ((y - y0) / (y1 - y0 || 1)) * ph;
-  // grid and ticks
-  for (const t of yTicks) {
-    const y = fy(t).toFixed(1);
+      f.pw;
+  const fy = (y: number) => f.m.top + f.ph - ((y - y0) / (y1 - y0 || 1)) * f.ph;
+  return { fx, fy, xTicks, yTicks, logX };
+}
+
+/** Grid lines, tick labels, the plot frame and the axis titles. */
+function axisParts(spec: ChartSpec, f: Frame, sc: Scale): string[] {
+  const { m, pw, ph } = f;
+  const parts: string[] = [];
+  for (const t of sc.yTicks) {
+    const y = sc.fy(t).toFixed(1);
     parts.push(
       `<line x1="${m.left}" y1="${y}" x2="${m.left + pw}" y2="${y}" stroke="#e3e3e3"/>`,
       `<text x="${m.left - 8}" y="${Number(y) + 4}" text-anchor="end" font-size="12" fill="#333">${esc(formatTick(t))}</text>`,
     );
   }
-  for (const t of xTicks) {
-    const x = fx(t).toFixed(1);
+  for (const t of sc.xTicks) {
+    const x = sc.fx(t).toFixed(1);
     parts.push(
       `<line x1="${x}" y1="${m.top}" x2="${x}" y2="${m.top + ph}" stroke="#f0f0f0"/>`,
       `<text x="${x}" y="${m.top + ph + 18}" text-anchor="middle" font-size="12" fill="#333">${esc(formatTick(t))}</text>`,
@@ -146,16 +152,22 @@ export function renderChartSvg(spec: ChartSpec): string {
   }
   parts.push(
     `<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`,
-    `<text x="${m.left + pw / 2}" y="${height - 14}" text-anchor="middle" font-size="13" fill="#111">${esc(spec.xLabel)}${logX ? ' (log scale)' : ''}</text>`,
+    `<text x="${m.left + pw / 2}" y="${f.height - 14}" text-anchor="middle" font-size="13" fill="#111">${esc(spec.xLabel)}${sc.logX ? ' (log scale)' : ''}</text>`,
     `<text transform="translate(18 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" font-size="13" fill="#111">${esc(spec.yLabel)}</text>`,
   );
+  return parts;
+}
+
+/** Each series' line (in x order, or level order for trade-off curves) and its points (hollow when flagged). */
+function seriesParts(spec: ChartSpec, sc: Scale): string[] {
+  const parts: string[] = [];
   spec.series.forEach((s, i) => {
     const color = PALETTE[(s.colorIndex ?? i) % PALETTE.length];
     const good = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
     const ordered = spec.sortByX === false ? good : [...good].sort((a, b) => a.x - b.x);
     if (ordered.length > 1) {
       const d = ordered
-        .map((p, k) => `${k === 0 ? 'M' : 'L'}${fx(p.x).toFixed(1)} ${fy(p.y).toFixed(1)}`)
+        .map((p, k) => `${k === 0 ? 'M' : 'L'}${sc.fx(p.x).toFixed(1)} ${sc.fy(p.y).toFixed(1)}`)
         .join(' ');
       parts.push(
         `<path d="${d}" fill="none" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
@@ -164,10 +176,29 @@ export function renderChartSvg(spec: ChartSpec): string {
     for (const p of ordered) {
       const tip = `${s.name}: ${formatValue(p.y)} at ${formatValue(p.x)}${p.note ? ` (${p.note})` : ''}`;
       parts.push(
-        `<circle cx="${fx(p.x).toFixed(1)}" cy="${fy(p.y).toFixed(1)}" r="4" fill="${p.flagged ? '#ffffff' : color}" stroke="${color}" stroke-width="2"><title>${esc(tip)}</title></circle>`,
+        `<circle cx="${sc.fx(p.x).toFixed(1)}" cy="${sc.fy(p.y).toFixed(1)}" r="4" fill="${p.flagged ? '#ffffff' : color}" stroke="${color}" stroke-width="2"><title>${esc(tip)}</title></circle>`,
       );
     }
   });
-  parts.push('</svg>');
+  return parts;
+}
+
+export function renderChartSvg(spec: ChartSpec): string {
+  const width = spec.width ?? 760;
+  const height = spec.height ?? 420;
+  const m = { left: 78, right: 24, top: 44 + Math.ceil(spec.series.length / 3) * 18, bottom: 58 };
+  const f: Frame = { width, height, m, pw: width - m.left - m.right, ph: height - m.top - m.bottom };
+  const pts = spec.series
+    .flatMap((s) => s.points)
+    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  const parts = headerParts(spec, f);
+  if (pts.length === 0) {
+    parts.push(
+      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="14" fill="#555">no data</text></svg>`,
+    );
+    return parts.join('\n');
+  }
+  const sc = scaleFor(spec, pts, f);
+  parts.push(...axisParts(spec, f, sc), ...seriesParts(spec, sc), '</svg>');
   return parts.join('\n');
 }

@@ -1,6 +1,8 @@
 // The report's chart set, built from a Comparison's series: throughput, TTFT p50/p99, TPOT, the
-// throughput-latency trade-off and acceptance length, each against the load level.
+// throughput-latency trade-off and acceptance length, each against the load level. A percentile is
+// drawn only where its sample count supports it (metrics/tail-samples.ts), as the tables show it.
 
+import { minSamplesFor, supportedPercentile } from '../metrics/tail-samples.js';
 import type { ChartSeries, ChartSpec } from './chart-svg.js';
 import type { Comparison } from './types.js';
 
@@ -32,6 +34,29 @@ function series(
   }));
 }
 
+/** TTFT p50 and p99; p99 points only where ≥662 samples support them, and the title says when some are left out. */
+function ttftChart(cmp: Comparison, x: string): ChartSpec {
+  const p99 = series(cmp, (p) => supportedPercentile(p.summary.ttftMs, 99), ' p99', true);
+  const levels = cmp.series.reduce((n, s) => n + s.points.filter((p) => p.summary.ttftMs).length, 0);
+  const drawn = p99.reduce((n, s) => n + s.points.length, 0);
+  const note =
+    drawn === levels
+      ? ''
+      : drawn === 0
+        ? ` (no p99: no level has the ${minSamplesFor(99)} samples it needs)`
+        : ` (p99 only where ≥${minSamplesFor(99)} samples support it)`;
+  return {
+    id: 'ttft',
+    title: `TTFT p50 (solid) and p99 (dashed) vs load${note}`,
+    xLabel: x,
+    yLabel: 'Time to first token (ms)',
+    series: [
+      ...series(cmp, (p) => supportedPercentile(p.summary.ttftMs, 50), ' p50'),
+      ...p99.filter((s) => s.points.length > 0),
+    ],
+  };
+}
+
 export function chartSpecs(cmp: Comparison): ChartSpec[] {
   const x = levelAxis(cmp);
   const specs: ChartSpec[] = [
@@ -42,22 +67,13 @@ export function chartSpecs(cmp: Comparison): ChartSpec[] {
       yLabel: 'Output tokens/s',
       series: series(cmp, (p) => p.summary.throughput.outputTokensPerS),
     },
-    {
-      id: 'ttft',
-      title: 'TTFT p50 (solid) and p99 (dashed) vs load',
-      xLabel: x,
-      yLabel: 'Time to first token (ms)',
-      series: [
-        ...series(cmp, (p) => p.summary.ttftMs?.percentiles.p50, ' p50'),
-        ...series(cmp, (p) => p.summary.ttftMs?.percentiles.p99, ' p99', true),
-      ],
-    },
+    ttftChart(cmp, x),
     {
       id: 'tpot',
       title: 'TPOT p50 vs load',
       xLabel: x,
       yLabel: 'Time per output token (ms)',
-      series: series(cmp, (p) => p.summary.tpotMs?.percentiles.p50),
+      series: series(cmp, (p) => supportedPercentile(p.summary.tpotMs, 50)),
     },
     {
       id: 'tradeoff',
@@ -71,7 +87,7 @@ export function chartSpecs(cmp: Comparison): ChartSpec[] {
         colorIndex: i,
         points: s.points
           .map((p) => ({
-            x: p.summary.tpotMs?.percentiles.p50 ?? Number.NaN,
+            x: supportedPercentile(p.summary.tpotMs, 50) ?? Number.NaN,
             y: p.summary.throughput.outputTokensPerS,
             flagged: p.flags.length > 0,
             note: `level ${p.level.value}`,

@@ -56,8 +56,17 @@ describe('compareRuns', () => {
   it('says in words that top-k 4 is slower from concurrency 2 on, with its numbers', () => {
     const v = cmp.verdicts.find((x) => x.run === 'eagle3-topk4' && x.metric === 'output_throughput')!;
     expect(v.text).toMatch(
-      /^eagle3-topk4 has lower output throughput than baseline at every concurrency >= 2 \(-23% at \d+, CI -2\d% to -2\d%\)\.$/,
+      /^eagle3-topk4 has lower output throughput than baseline at every concurrency >= 2 \(-23% at \d+, CI -2\d% to -2\d%\)\. Also request, input and total token throughput: the same ratio here \(fixed prompt and output lengths\)\.$/,
     );
+    // fixed lengths: one verdict speaks for the four throughputs, none of them gets its own
+    expect(v.family).toEqual([
+      'output_throughput',
+      'request_throughput',
+      'input_throughput',
+      'total_throughput',
+    ]);
+    const own = cmp.verdicts.filter((x) => x.run === 'eagle3-topk4' && /throughput/.test(x.metric));
+    expect(own.map((x) => x.metric)).toEqual(['output_throughput']);
   });
 
   it('finds the crossover where top-k 1 stops beating the baseline', () => {

@@ -64,8 +64,10 @@ const latencyPercentile =
   (_level: LevelSummary, values: readonly RequestValues[]): IndexStatistic | null => {
     const column = Float64Array.from(values, (v) => pick(v) ?? Number.NaN);
     if (!column.some((x) => !Number.isNaN(x))) return null;
-    const scratch = new Float64Array(column.length);
+    // a hierarchical resample can hold more indices than the sample (a large trial drawn twice)
+    let scratch = new Float64Array(column.length);
     return (idx) => {
+      if (idx.length > scratch.length) scratch = new Float64Array(idx.length);
       let n = 0;
       for (let i = 0; i < idx.length; i++) {
         const x = column[idx[i]];

@@ -3,6 +3,8 @@
 // beside the per-level tables, so the other renderers' tables stay untouched: text, Markdown and HTML
 // append it; JSON already carries the summaries.
 
+import type { TurnSummary } from '../metrics/summary.js';
+import { supportedPercentile, withheldNote } from '../metrics/tail-samples.js';
 import { formatPercent, formatValue } from './format.js';
 import { levelId } from './levels.js';
 import type { Comparison } from './types.js';
@@ -27,6 +29,11 @@ const HEADER = [
   'TTFT p99',
 ];
 
+/** A percentile as every table shows it: the value when the samples support it, else why not. */
+function tailText(d: TurnSummary['ttftMs'], p: number): string {
+  return withheldNote(d, p) ?? formatValue(supportedPercentile(d, p));
+}
+
 /** One table per (run, level) whose summary has per-turn figures; empty when none has. */
 export function multiTurnTables(cmp: Comparison): MultiTurnTable[] {
   const labels = new Map(cmp.levels.map((l) => [levelId(l.level), l.label]));
@@ -42,8 +49,8 @@ export function multiTurnTables(cmp: Comparison): MultiTurnTable[] {
         formatValue(t.inputTokensServerMean),
         t.cachedShare === null ? '—' : formatPercent(t.cachedShare),
         formatValue(t.ttftMs?.mean),
-        formatValue(t.ttftMs?.percentiles.p50),
-        formatValue(t.ttftMs?.percentiles.p99),
+        tailText(t.ttftMs, 50),
+        tailText(t.ttftMs, 99),
       ]);
       return [{ run: s.run, level: labels.get(levelId(p.level)) ?? levelId(p.level), header: HEADER, rows }];
     }),

@@ -16,75 +16,97 @@ export function csvField(v: string | number | boolean | null): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function renderCsv(cmp: Comparison): string {
-  const header = [
-    'validity',
-    'validity_reasons',
-    'metric',
-    'unit',
-    'level_kind',
-    'level_value',
-    'level_label',
-    'run',
-    'is_baseline',
-    'value',
-    'ratio_to_baseline',
-    'ci_low',
-    'ci_high',
-    'significant',
-    'requests',
-    'excluded_reason',
+const HEADER = [
+  'validity',
+  'validity_reasons',
+  'metric',
+  'unit',
+  'level_kind',
+  'level_value',
+  'level_label',
+  'run',
+  'is_baseline',
+  'value',
+  'ratio_to_baseline',
+  'ci_low',
+  'ci_high',
+  'significant',
+  'requests',
+  'excluded_reason',
+] as const;
+
+type Field = string | number | boolean | null;
+
+/** One CSV line from the named columns given (the others empty). */
+function line(fields: Partial<Record<(typeof HEADER)[number], Field>>): string {
+  return HEADER.map((h) => csvField(fields[h] ?? null)).join(',');
+}
+
+/** Rows that lead: skipped configs, the one-screen summary, SLO searches, then the cached share per level. */
+function leadingLines(cmp: Comparison): string[] {
+  const runStatus = (run: string) => cmp.validity.runs.find((x) => x.run === run)?.status ?? 'valid';
+  return [
+    // a skipped matrix config has no numbers: one row saying so, before any measured row
+    ...cmp.validity.skipped.map((sk) =>
+      line({ validity: 'invalid', validity_reasons: `skipped: ${sk.reason}`, run: sk.name }),
+    ),
+    ...cmp.summary.map((t) => line({ validity: cmp.validity.status, metric: 'summary', excluded_reason: t })),
+    // an SLO search leads: the found load per run, then every probe's share meeting the SLOs
+    ...sloSearchCsvRows(cmp.sloSearch).map((r) =>
+      line({
+        validity: runStatus(r.run),
+        metric: r.metric,
+        unit: r.unit,
+        level_kind: r.kind || null,
+        level_value: r.load,
+        run: r.run,
+        is_baseline: r.run === cmp.baseline,
+        value: r.value,
+        excluded_reason: r.note,
+      }),
+    ),
+    ...cmp.cache.map((r) =>
+      line({
+        validity: runStatus(r.run),
+        metric: 'cached_share',
+        unit: 'share of prompt tokens',
+        level_kind: r.level.kind,
+        level_value: r.level.value,
+        level_label: r.label,
+        run: r.run,
+        is_baseline: r.run === cmp.baseline,
+        value: r.share,
+        excluded_reason: r.text,
+      }),
+    ),
   ];
-  const lines = [header.join(',')];
-  // a skipped matrix config has no numbers: one row saying so, before any measured row
-  for (const sk of cmp.validity.skipped) {
-    const row: (string | null)[] = header.map(() => null);
-    row[0] = 'invalid';
-    row[1] = `skipped: ${sk.reason}`;
-    row[header.indexOf('run')] = sk.name;
-    lines.push(row.map(csvField).join(','));
-  }
-  // an SLO search leads: the found load per run, then every probe's share meeting the SLOs
-  for (const r of sloSearchCsvRows(cmp.sloSearch)) {
-    const row: (string | number | boolean | null)[] = header.map(() => null);
-    const rv = cmp.validity.runs.find((x) => x.run === r.run);
-    row[0] = rv?.status ?? 'valid';
-    row[header.indexOf('metric')] = r.metric;
-    row[header.indexOf('unit')] = r.unit;
-    row[header.indexOf('level_kind')] = r.kind || null;
-    row[header.indexOf('level_value')] = r.load;
-    row[header.indexOf('run')] = r.run;
-    row[header.indexOf('is_baseline')] = r.run === cmp.baseline;
-    row[header.indexOf('value')] = r.value;
-    row[header.indexOf('excluded_reason')] = r.note;
-    lines.push(row.map(csvField).join(','));
-  }
+}
+
+export function renderCsv(cmp: Comparison): string {
+  const lines = [HEADER.join(','), ...leadingLines(cmp)];
   for (const m of cmp.metrics) {
     for (const [k, row] of cmp.levels.entries()) {
       for (const cell of row.cells[m] ?? []) {
-        const flags = flagNote(row);
         const v = cellValidity(cmp, cell.run, k);
         lines.push(
-          [
-            v.status,
-            v.reasons || null,
-            m,
-            METRICS[m].unit,
-            row.level.kind,
-            row.level.value,
-            levelLabel(row.level),
-            cell.run,
-            cell.run === cmp.baseline,
-            cell.value,
-            cell.ratio,
-            cell.ci?.low ?? null,
-            cell.ci?.high ?? null,
-            cell.significant,
-            cell.n,
-            [flags, cell.withheld].filter(Boolean).join('; ') || null,
-          ]
-            .map(csvField)
-            .join(','),
+          line({
+            validity: v.status,
+            validity_reasons: v.reasons || null,
+            metric: m,
+            unit: METRICS[m].unit,
+            level_kind: row.level.kind,
+            level_value: row.level.value,
+            level_label: levelLabel(row.level),
+            run: cell.run,
+            is_baseline: cell.run === cmp.baseline,
+            value: cell.value,
+            ratio_to_baseline: cell.ratio,
+            ci_low: cell.ci?.low ?? null,
+            ci_high: cell.ci?.high ?? null,
+            significant: cell.significant,
+            requests: cell.n,
+            excluded_reason: [flagNote(row), cell.withheld].filter(Boolean).join('; ') || null,
+          }),
         );
       }
     }

@@ -1,6 +1,7 @@
 // Self-contained HTML report: inline CSS and inline SVG charts, no scripts, no network at view time,
 // printable. Every string that came from a server, a plan or a file is escaped.
 
+import { cacheHtml } from './cache-section.js';
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
@@ -68,42 +69,23 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     (cmp.runs.length === 1
       ? `benchgate report: ${cmp.baseline}`
       : `benchgate comparison: ${cmp.runs.map((r) => r.name).join(' vs ')}`);
-  const h: string[] = [];
-  h.push(
+  const h: string[] = [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-  );
-  h.push(`<title>${esc(title)}</title>`, `<style>${CSS}${pickerCss(cmp)}</style>`, '</head><body>');
-  h.push(
+    `<title>${esc(title)}</title>`,
+    `<style>${CSS}${pickerCss(cmp)}</style>`,
+    '</head><body>',
     `<h1>${esc(title)}</h1>`,
     validityHtml(cmp),
     `<p>Baseline: <strong>${esc(cmp.baseline)}</strong>.</p>`,
-  );
-
+  ];
   for (const r of cmp.runs) for (const n of r.warnings) h.push(`<div class="note">${esc(n)}</div>`);
-  h.push(sloSearchHtml(cmp.sloSearch, esc));
-
-  if (cmp.runs.length > 1) {
-    h.push('<h2 id="verdicts">Verdicts</h2>');
-    const excluded = exclusionNote(cmp);
-    if (excluded) h.push(`<div class="note">${esc(excluded)}</div>`);
-    if (cmp.verdicts.length > 0)
-      h.push(`<ol class="verdicts">${cmp.verdicts.map((v) => `<li>${esc(v.text)}</li>`).join('')}</ol>`);
-    if (cmp.crossovers.length)
-      h.push(
-        '<h2 id="crossovers">Crossovers</h2>',
-        `<ul>${cmp.crossovers.map((x) => `<li>${esc(x.text)}</li>`).join('')}</ul>`,
-      );
-  }
-
-  h.push('<h2 id="charts">Charts</h2>');
-  for (const spec of chartSpecs(cmp)) {
+  h.push(sloSearchHtml(cmp.sloSearch, esc), verdictsHtml(cmp), '<h2 id="charts">Charts</h2>');
+  for (const spec of chartSpecs(cmp))
     h.push(
-      `<figure class="chart" id="chart-${esc(spec.id)}">${renderChartSvg(spec)}<figcaption class="muted">${esc(spec.title)}. Hollow markers: levels excluded from verdicts (client-limited or invalid).</figcaption></figure>`,
+      `<figure class="chart" id="chart-${esc(spec.id)}">${renderChartSvg(spec)}<figcaption class="muted">${esc(spec.title)}. Hollow markers: levels excluded from verdicts (client-limited, invalid or a window too short).</figcaption></figure>`,
     );
-  }
-
   h.push('<h2 id="tables">Per-level results</h2>');
   if (cmp.runs.length > 1) h.push(`<p class="muted">${esc(bootstrapNote(cmp))}</p>`);
   const reasons = flagReasons(cmp);
@@ -111,64 +93,93 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     h.push(
       `<div class="note"><strong>Flagged levels</strong><ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></div>`,
     );
-  h.push(metricPicker(cmp), steadyHtml(cmp));
-
-  h.push(multiTurnHtml(cmp, esc));
-  h.push(losslessHtml(cmp.lossless, esc));
-  h.push(telemetryHtml(cmp.telemetry, esc));
-
-  h.push('<h2 id="config">Configuration differences</h2>');
-  if (cmp.configDiff.length === 0)
-    h.push(
-      `<p class="muted">${cmp.runs.length > 1 ? 'No differences among the verified configuration facts both runs report.' : 'A single run: nothing to diff.'}</p>`,
-    );
-  else {
-    h.push(
-      '<table><thead><tr><th class="text">run</th><th class="text">key</th><th class="text">baseline</th><th class="text">this run</th><th class="text">varied on purpose</th></tr></thead><tbody>',
-    );
-    for (const d of cmp.configDiff) {
-      h.push(
-        `<tr class="${d.expected ? '' : 'worse'}"><td>${esc(d.run)}</td><td class="text">${esc(d.key)}</td><td class="text">${esc(d.baseline)}</td><td class="text">${esc(d.other)}</td><td class="text">${d.expected ? 'yes' : 'no'}</td></tr>`,
-      );
-    }
-    h.push('</tbody></table>');
-  }
-
-  h.push('<h2 id="findings">Checkpoint findings</h2>');
-  if (cmp.findings.length === 0)
-    h.push('<p class="muted">No checkpoint findings recorded (checkpoint skipped, or imported results).</p>');
-  else {
-    h.push(
-      '<table><thead><tr><th class="text">run</th><th class="text">status</th><th class="text">check</th><th class="text">expected</th><th class="text">found</th></tr></thead><tbody>',
-    );
-    for (const f of cmp.findings) {
-      h.push(
-        `<tr><td>${esc(f.run)}</td><td class="text status-${esc(f.status)}">${esc(f.status)}</td><td class="text">${esc(f.title)} <span class="muted">(${esc(f.id)})</span></td><td class="text">${esc(f.expected ?? '')}</td><td class="text">${esc(f.found ?? '')}</td></tr>`,
-      );
-    }
-    h.push('</tbody></table>');
-  }
-
   h.push(
-    '<h2 id="runs">Runs</h2><table><thead><tr><th class="text">run</th><th class="text">source</th><th class="text">engine</th><th class="text">model</th><th class="text">directory</th></tr></thead><tbody>',
-  );
-  for (const r of cmp.runs)
-    h.push(
-      `<tr><td>${esc(r.name)}</td><td class="text">${esc(r.source)}</td><td class="text">${esc(r.engine ?? '—')}</td><td class="text">${esc(r.model ?? '—')}</td><td class="text">${esc(r.dir)}</td></tr>`,
-    );
-  h.push('</tbody></table>');
-  h.push(
+    metricPicker(cmp),
+    steadyHtml(cmp),
+    cacheHtml(cmp.cache, cmp.runs.length === 1, esc),
+    multiTurnHtml(cmp, esc),
+    losslessHtml(cmp.lossless, esc),
+    telemetryHtml(cmp.telemetry, esc),
+    configDiffHtml(cmp),
+    findingsHtml(cmp),
+    runsHtml(cmp),
     `<footer>Generated by benchgate${opts.version ? ` ${esc(opts.version)}` : ''}${opts.generatedAt ? ` at ${esc(opts.generatedAt)}` : ''}. Schema benchgate.compare/1.</footer>`,
+    '</body></html>',
   );
-  h.push('</body></html>');
   return `${h.join('\n')}\n`;
 }
 
-/** The validity verdict, first thing after the title: status, reasons, then the levels with evidence. */
+function verdictsHtml(cmp: Comparison): string {
+  if (cmp.runs.length < 2) return '';
+  const h = ['<h2 id="verdicts">Verdicts</h2>'];
+  const excluded = exclusionNote(cmp);
+  if (excluded) h.push(`<div class="note">${esc(excluded)}</div>`);
+  if (cmp.verdicts.length > 0)
+    h.push(`<ol class="verdicts">${cmp.verdicts.map((v) => `<li>${esc(v.text)}</li>`).join('')}</ol>`);
+  if (cmp.crossovers.length)
+    h.push(
+      '<h2 id="crossovers">Crossovers</h2>',
+      `<ul>${cmp.crossovers.map((x) => `<li>${esc(x.text)}</li>`).join('')}</ul>`,
+    );
+  return h.join('\n');
+}
+
+function configDiffHtml(cmp: Comparison): string {
+  const h = ['<h2 id="config">Configuration differences</h2>'];
+  if (cmp.configDiff.length === 0) {
+    h.push(
+      `<p class="muted">${cmp.runs.length > 1 ? 'No differences among the verified configuration facts both runs report.' : 'A single run: nothing to diff.'}</p>`,
+    );
+    return h.join('\n');
+  }
+  h.push(
+    '<table><thead><tr><th class="text">run</th><th class="text">key</th><th class="text">baseline</th><th class="text">this run</th><th class="text">varied on purpose</th></tr></thead><tbody>',
+  );
+  for (const d of cmp.configDiff)
+    h.push(
+      `<tr class="${d.expected ? '' : 'worse'}"><td>${esc(d.run)}</td><td class="text">${esc(d.key)}</td><td class="text">${esc(d.baseline)}</td><td class="text">${esc(d.other)}</td><td class="text">${d.expected ? 'yes' : 'no'}</td></tr>`,
+    );
+  h.push('</tbody></table>');
+  return h.join('\n');
+}
+
+function findingsHtml(cmp: Comparison): string {
+  const h = ['<h2 id="findings">Checkpoint findings</h2>'];
+  if (cmp.findings.length === 0) {
+    h.push('<p class="muted">No checkpoint findings recorded (checkpoint skipped, or imported results).</p>');
+    return h.join('\n');
+  }
+  h.push(
+    '<table><thead><tr><th class="text">run</th><th class="text">status</th><th class="text">check</th><th class="text">expected</th><th class="text">found</th></tr></thead><tbody>',
+  );
+  for (const f of cmp.findings)
+    h.push(
+      `<tr><td>${esc(f.run)}</td><td class="text status-${esc(f.status)}">${esc(f.status)}</td><td class="text">${esc(f.title)} <span class="muted">(${esc(f.id)})</span></td><td class="text">${esc(f.expected ?? '')}</td><td class="text">${esc(f.found ?? '')}</td></tr>`,
+    );
+  h.push('</tbody></table>');
+  return h.join('\n');
+}
+
+function runsHtml(cmp: Comparison): string {
+  const h = [
+    '<h2 id="runs">Runs</h2><table><thead><tr><th class="text">run</th><th class="text">source</th><th class="text">engine</th><th class="text">model</th><th>trials</th><th class="text">directory</th></tr></thead><tbody>',
+  ];
+  for (const r of cmp.runs)
+    h.push(
+      `<tr><td>${esc(r.name)}</td><td class="text">${esc(r.source)}</td><td class="text">${esc(r.engine ?? '—')}</td><td class="text">${esc(r.model ?? '—')}</td><td>${r.trials}</td><td class="text">${esc(r.dir)}</td></tr>`,
+    );
+  h.push('</tbody></table>');
+  return h.join('\n');
+}
+
+/** The validity verdict, first thing after the title: status, the one-screen summary, reasons, then the levels. */
 function validityHtml(cmp: Comparison): string {
   const vs = validitySection(cmp);
   const items = [...vs.reasons, ...vs.levels.map((l) => l.text)];
-  return `<section id="validity" class="validity validity-${vs.status}" role="${vs.status === 'valid' ? 'status' : 'alert'}"><h2>${esc(vs.headline)}</h2><ul>${items.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
+  const summary = cmp.summary.length
+    ? `<ul id="summary" class="summary">${cmp.summary.map((t) => `<li><strong>${esc(t)}</strong></li>`).join('')}</ul>`
+    : '';
+  return `<section id="validity" class="validity validity-${vs.status}" role="${vs.status === 'valid' ? 'status' : 'alert'}"><h2>${esc(vs.headline)}</h2>${summary}<ul>${items.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
 }
 
 /** One CSS rule per metric: its radio shows its table (no script: radio inputs and :checked). */

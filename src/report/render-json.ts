@@ -1,6 +1,7 @@
 // JSON rendering of a Comparison (schema "benchgate.compare/1"): the Comparison itself, minus the
 // full per-level summaries that the series carry for charts (kept as the chart-relevant numbers only).
 
+import { supportedPercentile } from '../metrics/tail-samples.js';
 import type { Comparison } from './types.js';
 
 export function renderJson(cmp: Comparison): string {
@@ -10,9 +11,10 @@ export function renderJson(cmp: Comparison): string {
       level: p.level,
       flags: p.flags,
       outputTokensPerS: p.summary.throughput.outputTokensPerS,
-      ttftP50Ms: p.summary.ttftMs?.percentiles.p50 ?? null,
-      ttftP99Ms: p.summary.ttftMs?.percentiles.p99 ?? null,
-      tpotP50Ms: p.summary.tpotMs?.percentiles.p50 ?? null,
+      // the tail rule as in every table: null (withheld) below the samples a percentile needs
+      ttftP50Ms: supportedPercentile(p.summary.ttftMs, 50),
+      ttftP99Ms: supportedPercentile(p.summary.ttftMs, 99),
+      tpotP50Ms: supportedPercentile(p.summary.tpotMs, 50),
       acceptanceLength: p.summary.speculative?.acceptanceLength ?? null,
       energyPerTokenJ: p.summary.energyPerTokenJ ?? null,
     })),

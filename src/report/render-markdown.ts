@@ -1,5 +1,6 @@
 // Markdown rendering of a Comparison, for pasting into a design review or a pull request.
 
+import { CACHE_TITLE, cacheLines } from './cache-section.js';
 import { losslessMarkdownLines } from './lossless-section.js';
 import { multiTurnMarkdownLines } from './multi-turn-section.js';
 import { sloSearchMarkdownLines } from './slo-search-section.js';
@@ -23,7 +24,9 @@ export function renderMarkdown(cmp: Comparison): string {
     '',
   );
   const vs = validitySection(cmp);
-  out.push(`## ${vs.headline}`, '', ...vs.reasons.map((r) => `- ${mdEscape(r)}`));
+  out.push(`## ${vs.headline}`, '');
+  if (cmp.summary.length) out.push(...cmp.summary.map((r) => `- **${mdEscape(r)}**`), '');
+  out.push(...vs.reasons.map((r) => `- ${mdEscape(r)}`));
   if (vs.levels.length) out.push('', ...vs.levels.map((l) => `- ${mdEscape(l.text)}`));
   out.push('');
   out.push('| run | source | engine | model | directory |', '|---|---|---|---|---|');
@@ -77,6 +80,8 @@ export function renderMarkdown(cmp: Comparison): string {
   }
   const reasons = flagReasons(cmp);
   if (reasons.length) out.push('', '## Flagged levels', '', ...reasons.map((r) => `- ${mdEscape(r)}`));
+  const cache = cacheLines(cmp.cache, cmp.runs.length === 1);
+  if (cache.length) out.push('', `## ${mdEscape(CACHE_TITLE)}`, '', ...cache.map((l) => `- ${mdEscape(l)}`));
   out.push(...multiTurnMarkdownLines(cmp, mdEscape));
   out.push(...losslessMarkdownLines(cmp.lossless, mdEscape));
   out.push(...telemetryMarkdownLines(cmp.telemetry, mdEscape));

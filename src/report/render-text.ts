@@ -1,13 +1,22 @@
-// Terminal rendering of a Comparison: verdicts first, then one aligned table per metric.
-// Colour only when asked (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
+// Terminal rendering of a Comparison: the validity headline and the one-screen summary first, then the
+// validity details, verdicts, one aligned table per metric and the sections. Colour only when asked
+// (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
 
 import { createColors } from 'picocolors';
+import { CACHE_TITLE, cacheLines } from './cache-section.js';
 import { isEngineNativeKey } from './comparability.js';
 import { losslessTextLines } from './lossless-section.js';
 import { multiTurnTextLines } from './multi-turn-section.js';
 import { sloSearchTextLines } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
-import { bootstrapNote, exclusionNote, flagReasons, metricTables, type TableCell } from './table-model.js';
+import {
+  bootstrapNote,
+  exclusionNote,
+  flagReasons,
+  type MetricTable,
+  metricTables,
+  type TableCell,
+} from './table-model.js';
 import { telemetryTextLines } from './telemetry-section.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
@@ -16,45 +25,45 @@ export interface TextOptions {
   color: boolean;
 }
 
-/** Colour decision for stdout: TTY, no NO_COLOR, not dumb. */
+type Colors = ReturnType<typeof createColors>;
 
-export function renderText(cmp: Comparison, opts: TextOptions): string {
-  const c = createColors(opts.color);
-  const tone = (t: TableCell) =>
-    t.tone === 'better'
-      ? c.green(t.text)
-      : t.tone === 'worse'
-        ? c.red(t.text)
-        : t.tone === 'muted'
-          ? c.dim(t.text)
-          : t.text;
-  const out: string[] = [];
-  const single = cmp.runs.length === 1;
+/** Validity headline, the summary, then the validity reasons and the levels with anything to say. */
+function openingLines(cmp: Comparison, c: Colors): string[] {
   const vs = validitySection(cmp);
   const paint = (st: string, t: string) =>
     st === 'invalid' ? c.red(c.bold(t)) : st === 'suspect' ? c.yellow(t) : c.green(t);
-  out.push(paint(vs.status, vs.headline));
-  for (const r of vs.reasons) out.push(`  - ${r}`);
-  for (const l of vs.levels) out.push(paint(l.status, `  - ${l.text}`));
-  out.push('');
-  out.push(
+  return [
+    paint(vs.status, vs.headline),
+    ...cmp.summary.map((s) => `  * ${s}`),
+    ...(cmp.summary.length ? [c.dim('  Details:')] : []),
+    ...vs.reasons.map((r) => `  - ${r}`),
+    ...vs.levels.map((l) => paint(l.status, `  - ${l.text}`)),
+    '',
+  ];
+}
+
+function runLines(cmp: Comparison, c: Colors): string[] {
+  const single = cmp.runs.length === 1;
+  const out = [
     c.bold(
       single
         ? `Report of run ${cmp.baseline}`
         : `Comparison of ${cmp.runs.length} runs; baseline: ${cmp.baseline}`,
     ),
-  );
+  ];
   for (const r of cmp.runs) {
-    const bits = [r.source !== 'benchgate' ? `imported from ${r.source}` : null, r.engine, r.model].filter(
-      Boolean,
-    );
-    out.push(`  ${r.name}${bits.length ? ` (${bits.join(', ')})` : ''}  ${c.dim(r.dir)}`);
+    const trials = r.trials > 1 ? `${r.trials} trials` : null;
+    const bits = [r.source !== 'benchgate' ? `imported from ${r.source}` : null, r.engine, r.model, trials];
+    const shown = bits.filter(Boolean);
+    out.push(`  ${r.name}${shown.length ? ` (${shown.join(', ')})` : ''}  ${c.dim(r.dir)}`);
     for (const w of r.warnings) out.push(c.yellow(`    note: ${w}`));
   }
-  out.push('');
-  const slo = sloSearchTextLines(cmp.sloSearch);
-  if (slo.length) out.push(...slo, ...(single ? [] : ['']));
-  if (!single) {
+  return [...out, ''];
+}
+
+function verdictLines(cmp: Comparison, c: Colors): string[] {
+  const out: string[] = [];
+  if (cmp.runs.length > 1) {
     out.push(c.bold('Verdicts'));
     const excluded = exclusionNote(cmp);
     if (excluded) out.push(c.yellow(`  ${excluded}`));
@@ -69,39 +78,47 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     const more = cmp.crossovers.length - shown.length;
     if (more > 0) out.push(c.dim(`  (${more} more on latency metrics: --format markdown, json or html)`));
   }
-  const steady = cmp.steadyState.length
-    ? [
-        {
-          title: STEADY_TITLE,
-          header: STEADY_HEADER,
-          rows: steadyTable(cmp).map((r) => r.map((text) => ({ text, tone: 'neutral' as const }))),
-        },
-      ]
-    : [];
-  for (const t of [...metricTables(cmp), ...steady]) {
-    out.push('', c.bold(t.title));
-    const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].text.length)));
-    out.push(
-      t.header
-        .map((h, i) => h.padEnd(widths[i]))
+  return out;
+}
+
+type Table = Pick<MetricTable, 'title' | 'header' | 'rows'>;
+
+function tableLines(t: Table, c: Colors): string[] {
+  const tone = (cell: TableCell) =>
+    cell.tone === 'better'
+      ? c.green(cell.text)
+      : cell.tone === 'worse'
+        ? c.red(cell.text)
+        : cell.tone === 'muted'
+          ? c.dim(cell.text)
+          : cell.text;
+  const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].text.length)));
+  return [
+    '',
+    c.bold(t.title),
+    t.header
+      .map((h, i) => h.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...t.rows.map((r) =>
+      r
+        .map((cell, i) => tone({ ...cell, text: cell.text.padEnd(widths[i]) }))
         .join('  ')
         .trimEnd(),
-    );
-    out.push(widths.map((w) => '-'.repeat(w)).join('  '));
-    for (const r of t.rows)
-      out.push(
-        r
-          .map((cell, i) => tone({ ...cell, text: cell.text.padEnd(widths[i]) }))
-          .join('  ')
-          .trimEnd(),
-      );
-  }
-  const reasons = flagReasons(cmp);
-  if (reasons.length) out.push('', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`)));
-  out.push(...multiTurnTextLines(cmp));
-  out.push(...losslessTextLines(cmp.lossless));
-  out.push(...telemetryTextLines(cmp.telemetry));
-  if (!single) out.push('', c.dim(bootstrapNote(cmp)));
+    ),
+  ];
+}
+
+function steadyAsTable(cmp: Comparison): Table[] {
+  if (!cmp.steadyState.length) return [];
+  const rows = steadyTable(cmp).map((r) => r.map((text) => ({ text, tone: 'neutral' as const })));
+  return [{ title: STEADY_TITLE, header: STEADY_HEADER, rows }];
+}
+
+function closingLines(cmp: Comparison, c: Colors): string[] {
+  const out: string[] = [];
+  if (cmp.runs.length > 1) out.push('', c.dim(bootstrapNote(cmp)));
   const expected = cmp.configDiff.filter((d) => d.expected);
   if (expected.length) {
     // normalised keys name what varied; engine-native duplicates of them are only counted here
@@ -114,5 +131,27 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
       ),
     );
   }
+  return out;
+}
+
+export function renderText(cmp: Comparison, opts: TextOptions): string {
+  const c = createColors(opts.color);
+  const single = cmp.runs.length === 1;
+  const slo = sloSearchTextLines(cmp.sloSearch);
+  const reasons = flagReasons(cmp);
+  const cache = cacheLines(cmp.cache, single);
+  const out = [
+    ...openingLines(cmp, c),
+    ...runLines(cmp, c),
+    ...(slo.length ? [...slo, ...(single ? [] : [''])] : []),
+    ...verdictLines(cmp, c),
+    ...[...metricTables(cmp), ...steadyAsTable(cmp)].flatMap((t) => tableLines(t, c)),
+    ...(reasons.length ? ['', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`))] : []),
+    ...(cache.length ? ['', c.bold(CACHE_TITLE), ...cache.map((l) => `  ${l}`)] : []),
+    ...multiTurnTextLines(cmp),
+    ...losslessTextLines(cmp.lossless),
+    ...telemetryTextLines(cmp.telemetry),
+    ...closingLines(cmp, c),
+  ];
   return `${out.join('\n')}\n`;
 }

@@ -23,7 +23,7 @@ export function steadyRows(runs: readonly LoadedRun[]): SteadyRow[] {
       out.push({
         run: run.name,
         level: l.level,
-        label: levelLabel(l.level),
+        label: `${levelLabel(l.level)}${l.trial !== undefined ? ` trial ${l.trial}` : ''}`,
         full: {
           windowS: l.windowS,
           requestsPerS: l.throughput.requestsPerS,

@@ -1,7 +1,9 @@
 // The per-metric comparison table as plain strings, shared by the terminal and Markdown renderers:
 // one row per level, one column per run; other runs show the change vs baseline with its CI.
 
+import { fewTrialsFactor } from '../metrics/bootstrap-trials.js';
 import { formatChange, formatValue } from './format.js';
+import { MIN_VERDICT_WINDOW_S } from './level-rows.js';
 import { METRICS } from './metric-catalog.js';
 import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
 
@@ -104,8 +106,19 @@ export function metricTables(cmp: Comparison): MetricTable[] {
   });
 }
 
+/** What the intervals cover: request noise only with one trial, or between-run variance with trials. */
+export function intervalCoverage(cmp: Comparison): string {
+  if (cmp.bootstrap.resamples === 'trials-then-requests') {
+    const t = cmp.runs.map((r) => `${r.name} ${r.trials}`).join(', ');
+    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them; the spread between few trials is widened as a t interval would (×${fewTrialsFactor(3).toFixed(1)} for 3 trials) (trials: ${t}).`;
+  }
+  return `One trial per run: the intervals cover request-to-request noise only, not run-to-run variance (repeat with --trials N); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
+}
+
 export function bootstrapNote(cmp: Comparison): string {
-  return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of requests, seed ${cmp.bootstrap.seed}); * = CI excludes no change.`;
+  const what =
+    cmp.bootstrap.resamples === 'trials-then-requests' ? 'trials, then of requests within them' : 'requests';
+  return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of ${what}, seed ${cmp.bootstrap.seed}); * = CI excludes no change. ${intervalCoverage(cmp)}`;
 }
 
 /** One line per flagged level and run, with the reason the producer gave (e.g. the client's loop lag). */

@@ -32,6 +32,8 @@ export interface TelemetryRow {
     available: boolean;
     reason: string | null;
     gpus: number;
+    /** nvidia-smi lines read (one per GPU per sample). */
+    samples: number;
     meanPowerW: number | null;
     meanUtilizationPct: number | null;
     peakMemoryUsedMiB: number | null;
@@ -75,6 +77,7 @@ function gpuFigures(files: LevelTelemetryFiles): TelemetryRow['gpu'] {
     available: g.available,
     reason: g.reason,
     gpus: ids.size,
+    samples: g.samples.length,
     // mean over lines × GPUs = the mean total draw of all GPUs
     meanPowerW: power === null ? null : power * ids.size,
     meanUtilizationPct: mean(per((s) => s.utilizationPct)),
@@ -82,6 +85,12 @@ function gpuFigures(files: LevelTelemetryFiles): TelemetryRow['gpu'] {
     unreadableLines: g.unreadableLines,
   };
 }
+
+/**
+ * Scrapes (or samples per GPU) a level needs before its peaks and means are shown: one or two readings
+ * are a moment, not the level, and a single 0 would read as a confident "idle".
+ */
+export const MIN_TELEMETRY_SAMPLES = 3;
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)}%`);
 const count = (x: number | null) => (x === null ? 'n/a' : String(Math.round(x)));
@@ -93,13 +102,18 @@ function lineOf(row: Omit<TelemetryRow, 'line' | 'charts'>): string {
     ? 'no server telemetry recorded'
     : !s.exposed
       ? `the server exposed no /metrics (${s.failedScrapes} failed scrapes)`
-      : `KV-cache peak ${pct(s.kvCachePeakPct)}, mean ${pct(s.kvCacheMeanPct)}; queue (waiting) peak ${count(s.waitingPeak)}; running peak ${count(s.runningPeak)}; ${s.failedScrapes} failed scrapes`;
+      : s.samples < MIN_TELEMETRY_SAMPLES
+        ? `only ${s.samples} /metrics scrape${s.samples === 1 ? '' : 's'} (≥${MIN_TELEMETRY_SAMPLES} needed to summarise KV cache and queue); ${s.failedScrapes} failed scrapes`
+        : `KV-cache peak ${pct(s.kvCachePeakPct)}, mean ${pct(s.kvCacheMeanPct)}; queue (waiting) peak ${count(s.waitingPeak)}; running peak ${count(s.runningPeak)} (${s.samples} scrapes, ${s.failedScrapes} failed)`;
   const g = row.gpu;
+  const perGpu = g && g.gpus > 0 ? Math.floor(g.samples / g.gpus) : 0;
   const gpu = !g
     ? 'no GPU telemetry recorded'
     : !g.available
       ? `no GPU telemetry (${g.reason ?? 'no samples'})`
-      : `${g.gpus} GPU${g.gpus === 1 ? '' : 's'}: mean power ${fixed1(g.meanPowerW)} W, utilisation ${pct(g.meanUtilizationPct)}, peak memory ${count(g.peakMemoryUsedMiB)} MiB${g.unreadableLines ? `, ${g.unreadableLines} unreadable nvidia-smi lines` : ''}`;
+      : perGpu < MIN_TELEMETRY_SAMPLES
+        ? `${g.gpus} GPU${g.gpus === 1 ? '' : 's'}: only ${perGpu} nvidia-smi sample${perGpu === 1 ? '' : 's'} per GPU (≥${MIN_TELEMETRY_SAMPLES} needed to summarise power and utilisation)`
+        : `${g.gpus} GPU${g.gpus === 1 ? '' : 's'}: mean power ${fixed1(g.meanPowerW)} W, utilisation ${pct(g.meanUtilizationPct)}, peak memory ${count(g.peakMemoryUsedMiB)} MiB (${perGpu} samples per GPU)${g.unreadableLines ? `, ${g.unreadableLines} unreadable nvidia-smi lines` : ''}`;
   const energy =
     row.energyPerTokenJ !== null
       ? `; ${formatValue(row.energyPerTokenJ)} J/output token`
@@ -119,7 +133,7 @@ export function telemetryRows(runs: readonly LoadedRun[]): TelemetryRow[] {
       const base = {
         run: run.name,
         levelIndex: level.levelIndex,
-        label: levelLabel(level.level),
+        label: `${levelLabel(level.level)}${level.trial !== undefined ? ` trial ${level.trial}` : ''}`,
         server: files.server ? serverFigures(files.server) : null,
         gpu: gpuFigures(files),
         energyPerTokenJ: level.energyPerTokenJ ?? null,

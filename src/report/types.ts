@@ -4,6 +4,7 @@
 import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
+import type { CacheRow } from './cache-section.js';
 import type { LosslessRow } from './lossless-section.js';
 import type { SloSearchSection } from './slo-search-model.js';
 import type { TelemetryRow } from './telemetry-section.js';
@@ -53,7 +54,7 @@ export interface Cell {
   withheld?: string;
 }
 
-export type LevelFlag = 'client-limited' | 'invalid' | 'missing';
+export type LevelFlag = 'client-limited' | 'invalid' | 'missing' | 'short-window';
 
 export interface LevelRow {
   level: LevelKey;
@@ -91,6 +92,8 @@ export interface Crossover {
 export interface Verdict {
   run: string;
   metric: MetricId;
+  /** Metrics this verdict also speaks for: equal to `metric`'s ratio here by construction (metric-families.ts). */
+  family?: MetricId[];
   /** Sort key: larger means more important. */
   weight: number;
   text: string;
@@ -100,6 +103,11 @@ export interface Comparison {
   schema: 'benchgate.compare/1';
   /** Valid, suspect or invalid, with reasons; every renderer shows it first. */
   validity: ComparisonValidity;
+  /**
+   * The one-screen summary every format opens with (summary-model.ts): best config per load band, what
+   * failed or was skipped and why, what the intervals cover. Plain sentences.
+   */
+  summary: string[];
   /** Smallest relative change a verdict calls a difference (0.02 = 2%). */
   minEffect: number;
   /** Why no verdict was drawn at all (e.g. different workloads); null when verdicts were drawn. */
@@ -112,6 +120,8 @@ export interface Comparison {
     engine: string | null;
     model: string | null;
     warnings: string[];
+    /** Repeated trials (load.trials): the most trials any level of the run has; 1 without. */
+    trials: number;
   }[];
   metrics: MetricId[];
   levels: LevelRow[];
@@ -120,7 +130,16 @@ export interface Comparison {
   comparabilityWarnings: string[];
   crossovers: Crossover[];
   verdicts: Verdict[];
-  bootstrap: { iterations: number; seed: number; confidence: number };
+  bootstrap: {
+    iterations: number;
+    seed: number;
+    confidence: number;
+    /**
+     * requests: one trial per run, the intervals resample requests (request-to-request noise only);
+     * trials-then-requests: some run has repeated trials, resampled hierarchically (between-run variance inside).
+     */
+    resamples: 'requests' | 'trials-then-requests';
+  };
   /** Checkpoint findings per run (from the manifests), for the HTML report. */
   findings: { run: string; id: string; title: string; status: string; expected?: string; found?: string }[];
   /** Closed-loop levels: the steady-state window (all slots busy) beside the full window, or why there is none. */
@@ -140,4 +159,6 @@ export interface Comparison {
   telemetry?: TelemetryRow[];
   /** SLO searches (slo-search.json) of the runs that carry one, and verdicts on the found loads; absent when none does. */
   sloSearch?: SloSearchSection;
+  /** Per run and level, the share of the measured prompt tokens served from the prefix cache (cache-section.ts). */
+  cache: CacheRow[];
 }

@@ -30,6 +30,12 @@ export function speculativeConfigured(run: LoadedRun): boolean {
   return typeof v === 'string' && v !== '' && v.toLowerCase() !== 'none';
 }
 
+/** Workloads that share prompt tokens on purpose: a shared prefix, conversations, a trace's hash ids. */
+export function workloadShares(run: LoadedRun): boolean {
+  const kind = run.manifest?.plan?.workload?.kind;
+  return kind === 'shared_prefix' || kind === 'multi_turn' || kind === 'trace';
+}
+
 function checkpointReasons(run: LoadedRun): ValidityReason[] {
   const m = run.manifest;
   if (!m)
@@ -65,6 +71,23 @@ function checkpointReasons(run: LoadedRun): ValidityReason[] {
   return [];
 }
 
+/**
+ * A level's verdict with one more trial judged: the worse status, the trials' reasons each naming its
+ * trial. A trial's sample-count note is left out: the tails are judged on the trials pooled.
+ */
+function withTrial(
+  prev: (Validity & { label: string }) | undefined,
+  v: Validity,
+  l: LoadedRun['summary']['levels'][number],
+): Validity & { label: string } {
+  if (l.trial === undefined) return { ...v, label: levelLabel(l.level) };
+  const own = v.reasons
+    .filter((r) => r.check !== 'samples')
+    .map((r) => ({ ...r, text: `trial ${l.trial}: ${r.text}` }));
+  const reasons = [...(prev?.reasons ?? []), ...own];
+  return { status: statusOf(reasons), reasons, label: levelLabel(l.level) };
+}
+
 export function judgeRun(
   run: LoadedRun,
   levelId: (l: LoadedRun['summary']['levels'][number]) => string,
@@ -72,10 +95,13 @@ export function judgeRun(
   const ctx = {
     ignoreEos: run.manifest?.plan?.workload?.ignore_eos === true,
     speculativeConfigured: speculativeConfigured(run),
+    workloadShares: workloadShares(run),
   };
   const levels: RunValidity['levels'] = {};
-  for (const l of run.summary.levels)
-    levels[levelId(l)] = { ...judgeLevel(l, run.records, ctx), label: levelLabel(l.level) };
+  for (const l of run.summary.levels) {
+    const id = levelId(l);
+    levels[id] = withTrial(levels[id], judgeLevel(l, run.records, ctx), l);
+  }
   const reasons = checkpointReasons(run);
   if (run.summary.incomplete)
     reasons.push({

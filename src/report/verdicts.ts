@@ -5,6 +5,7 @@ import type { LevelKey } from '../metrics/summary.js';
 import { formatChange, formatCi, formatPercent } from './format.js';
 import { levelWords } from './levels.js';
 import { METRICS } from './metric-catalog.js';
+import { familyNote, familyRoles } from './metric-families.js';
 import type { Cell, Crossover, LevelRow, MetricId, Verdict } from './types.js';
 
 type Status = 'better' | 'worse' | 'same' | 'untested';
@@ -87,10 +88,9 @@ function where(selected: Point[], all: Point[]): string {
   return `${dim} ${valueList(selected)}${unit}`;
 }
 
-function adjective(metric: MetricId, better: boolean): string {
-  const spec = METRICS[metric];
-  const higher = better === spec.higherIsBetter;
-  return `${higher ? 'higher' : 'lower'} ${spec.noun}`;
+function adjective(metric: MetricId, better: boolean, noun = METRICS[metric].noun): string {
+  const higher = better === METRICS[metric].higherIsBetter;
+  return `${higher ? 'higher' : 'lower'} ${noun}`;
 }
 
 /** Crossovers of `run` against `versus`: where a significant advantage turns into a significant deficit. */
@@ -126,9 +126,13 @@ export function verdictFor(
   run: string,
   baseline: string,
   minEffect = DEFAULT_MIN_EFFECT,
+  family?: { speaksFor: MetricId[]; because: string },
 ): Verdict | null {
   const spec = METRICS[metric];
   if (!spec.inVerdicts) return null;
+  const noun = spec.noun;
+  const also = family ? ` ${familyNote(family.speaksFor, family.because)}` : '';
+  const tag = family ? { family: family.speaksFor } : {};
   const pts = pointsFor(rows, metric, run, minEffect);
   if (pts.length === 0) return null;
   const priority = METRIC_PRIORITY[metric] ?? 1;
@@ -145,8 +149,16 @@ export function verdictFor(
     const firstWorse = pts.indexOf(worse[0]);
     const betterFirst = firstBetter < firstWorse;
     const [early, late] = betterFirst ? [better, worse] : [worse, better];
-    const earlyWord = isThroughput ? (betterFirst ? 'faster' : 'slower') : adjective(metric, betterFirst);
-    const lateWord = isThroughput ? (betterFirst ? 'slower' : 'faster') : adjective(metric, !betterFirst);
+    const earlyWord = isThroughput
+      ? betterFirst
+        ? 'faster'
+        : 'slower'
+      : adjective(metric, betterFirst, noun);
+    const lateWord = isThroughput
+      ? betterFirst
+        ? 'slower'
+        : 'faster'
+      : adjective(metric, !betterFirst, noun);
     // a clean split (early group is a prefix, late group the suffix) reads "up to X, … from Y"
     const isPrefix = early.every((p, i) => pts[i] === p);
     const isSuffix = late.every((p, i) => pts[pts.length - late.length + i] === p);
@@ -159,20 +171,20 @@ export function verdictFor(
         : `at ${where(early, pts)}`;
     const lateWhere = isPrefix && isSuffix ? `from ${late[0].level.value}${unit}` : `at ${where(late, pts)}`;
     const text =
-      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${spec.noun})` : ''} ` +
+      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${noun})` : ''} ` +
       `${earlyWhere}, ${lateWord} ${lateWhere} ` +
-      `(${evidence(largest(early))}; ${evidence(largest(late))}).`;
-    return { run, metric, weight: weight(true, Math.max(magnitude(better), magnitude(worse))), text };
+      `(${evidence(largest(early))}; ${evidence(largest(late))}).${also}`;
+    return { run, metric, ...tag, weight: weight(true, Math.max(magnitude(better), magnitude(worse))), text };
   }
   if (better.length > 0 || worse.length > 0) {
     const sig = better.length > 0 ? better : worse;
-    const text = `${run} has ${adjective(metric, better.length > 0)} than ${baseline} at ${where(sig, pts)} (${evidence(largest(sig))}).`;
-    return { run, metric, weight: weight(true, magnitude(sig)), text };
+    const text = `${run} has ${adjective(metric, better.length > 0, noun)} than ${baseline} at ${where(sig, pts)} (${evidence(largest(sig))}).${also}`;
+    return { run, metric, ...tag, weight: weight(true, magnitude(sig)), text };
   }
   if (untested.length > 0) {
     const p = largest(untested);
-    const text = `${run} vs ${baseline}, ${spec.noun}: not tested for significance (no per-request data); largest difference ${formatChange(p.cell.ratio)} at ${levelWords(p.level)}.`;
-    return { run, metric, weight: weight(false, magnitude(pts)) / 10, text };
+    const text = `${run} vs ${baseline}, ${noun}: not tested for significance (no per-request data); largest difference ${formatChange(p.cell.ratio)} at ${levelWords(p.level)}.${also}`;
+    return { run, metric, ...tag, weight: weight(false, magnitude(pts)) / 10, text };
   }
   const p = largest(pts.filter((x) => x.status === 'same'));
   const band = `±${formatPercent(minEffect)}`;
@@ -182,8 +194,8 @@ export function verdictFor(
   const caveat = wide.length
     ? ` The CI reaches beyond ${band} at ${where(wide, pts)}: a difference of that size is not ruled out.`
     : '';
-  const text = `${run} and ${baseline}: no meaningful difference in ${spec.noun} (every level within ${band} or not significant; largest ${evidence(p)}).${caveat}`;
-  return { run, metric, weight: weight(false, 0) / 10, text };
+  const text = `${run} and ${baseline}: no meaningful difference in ${noun} (every level within ${band} or not significant; largest ${evidence(p)}).${caveat}${also}`;
+  return { run, metric, ...tag, weight: weight(false, 0) / 10, text };
 }
 
 export function buildVerdicts(
@@ -197,9 +209,13 @@ export function buildVerdicts(
   const crossovers: Crossover[] = [];
   for (const run of runs) {
     if (run === baseline) continue;
+    // metrics that are one ratio by construction give one verdict, naming the family
+    const roles = familyRoles(rows, metrics, run);
     for (const m of metrics) {
       if (!METRICS[m].inVerdicts) continue;
-      const v = verdictFor(rows, m, run, baseline, minEffect);
+      const role = roles.get(m);
+      if (role === null) continue;
+      const v = verdictFor(rows, m, run, baseline, minEffect, role);
       if (v) verdicts.push(v);
       crossovers.push(...findCrossovers(rows, m, run, baseline, minEffect));
     }

@@ -26,7 +26,8 @@ export function estimateRunBytes(plan: Plan): number {
     plan.load.warmup;
   // a matrix writes each level's records twice: levels/NN/ and the config's assembled requests.jsonl
   const copies = plan.configs && plan.configs.length > 0 ? 2 * plan.configs.length : 1;
-  return FREE_SPACE_FLOOR_BYTES + plan.load.levels.length * perLevel * BYTES_PER_REQUEST * copies;
+  const levels = plan.load.levels.length * plan.load.trials;
+  return FREE_SPACE_FLOOR_BYTES + levels * perLevel * BYTES_PER_REQUEST * copies;
 }
 
 const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;

@@ -26,6 +26,9 @@ export const levelFile = (levelIndex: number): string => `level-${String(levelIn
 /** A level's /metrics time series (session/level-telemetry.ts). */
 export const telemetryFile = (levelIndex: number): string =>
   `telemetry-level-${String(levelIndex).padStart(2, '0')}.json`;
+/** A shared-prefix level's configured vs observed prefix-cache hit rate (session.ts). */
+export const prefixCacheFile = (levelIndex: number): string =>
+  `prefix-cache-level-${String(levelIndex).padStart(2, '0')}.json`;
 /** A level's nvidia-smi samples on the target's host (session/gpu-telemetry.ts). */
 export const gpuFile = (levelIndex: number): string =>
   `gpu-level-${String(levelIndex).padStart(2, '0')}.json`;

@@ -1,16 +1,31 @@
-// The terminal table printed after `benchgate bench`: one row per level with the headline figures
-// and flags (client-limited, invalid). Pure text; colour is the caller's choice.
+// The terminal table printed after `benchgate bench`: one row per level with the headline figures,
+// the share of prompt tokens served from the prefix cache, and flags (client-limited, invalid). A
+// percentile the samples cannot support reads n/a, as in every report (metrics/tail-samples.ts).
+// Pure text; colour is the caller's choice.
 
 import type { Distribution, LevelSummary, RunSummary } from '../metrics/summary.js';
+import { minSamplesFor, supportedPercentile } from '../metrics/tail-samples.js';
 
 const f = (v: number | null | undefined, digits = 1): string =>
   v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits);
-const p = (d: Distribution | null, key: string): number | null => d?.percentiles[key] ?? null;
+
+/** The percentile, or "n/a" when the level's samples cannot support it (and "-" when there is none). */
+function p(d: Distribution | null, pct: number, digits = 1): string {
+  if (!d || d.percentiles[`p${pct}`] === undefined) return '-';
+  const v = supportedPercentile(d, pct);
+  return v === null ? 'n/a' : f(v, digits);
+}
 
 function label(l: LevelSummary): string {
-  if (l.level.kind === 'concurrency') return `c=${l.level.value}`;
-  return `${l.level.value}/s${l.level.maxConcurrency ? ` cap ${l.level.maxConcurrency}` : ''}`;
+  const key =
+    l.level.kind === 'concurrency'
+      ? `c=${l.level.value}`
+      : `${l.level.value}/s${l.level.maxConcurrency ? ` cap ${l.level.maxConcurrency}` : ''}`;
+  return l.trial !== undefined ? `${key} #${l.trial}` : key;
 }
+
+const cached = (l: LevelSummary): string =>
+  !l.cache || l.cache.share === null ? '?' : `${(l.cache.share * 100).toFixed(0)}%`;
 
 export function levelTable(summary: RunSummary): string {
   const head = [
@@ -25,6 +40,7 @@ export function levelTable(summary: RunSummary): string {
     'ITL p50',
     'E2E p50',
     'queue p99',
+    'cached',
     'flags',
   ];
   const rows = summary.levels.map((l) => {
@@ -42,12 +58,13 @@ export function levelTable(summary: RunSummary): string {
       String(l.requests.failed),
       f(l.throughput.requestsPerS, 2),
       f(l.throughput.outputTokensPerS, 0),
-      f(p(l.ttftMs, 'p50')),
-      f(p(l.ttftMs, 'p99')),
-      f(p(l.tpotMs, 'p50'), 2),
-      f(p(l.tokenItlMs, 'p50'), 2),
-      f(p(l.e2eMs, 'p50'), 0),
-      f(p(l.queueWaitMs, 'p99')),
+      p(l.ttftMs, 50),
+      p(l.ttftMs, 99),
+      p(l.tpotMs, 50, 2),
+      p(l.tokenItlMs, 50, 2),
+      p(l.e2eMs, 50, 0),
+      p(l.queueWaitMs, 99),
+      cached(l),
       flags.join(', '),
     ];
   });
@@ -58,7 +75,9 @@ export function levelTable(summary: RunSummary): string {
       .join('  ')
       .trimEnd();
   const out = [line(head), ...rows.map(line)];
-  out.push('(times in ms; ITL = token ITL; TPOT = (E2E − TTFT)/(tokens − 1))');
+  out.push(
+    `(times in ms; ITL = token ITL; TPOT = (E2E − TTFT)/(tokens − 1); n/a: too few samples, p99 needs ${minSamplesFor(99)}; cached: prompt tokens served from the prefix cache, ? = not reported)`,
+  );
   if (summary.incomplete) out.push(`run incomplete: ${summary.incomplete.reason}`);
   return `${out.join('\n')}\n`;
 }

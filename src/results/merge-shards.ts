@@ -72,10 +72,13 @@ async function readShard(dir: string): Promise<ShardRun> {
   return { dir, manifest: manifest as ShardRun['manifest'], summary };
 }
 
-/** The plan every shard must share: its name and output directory may differ (each shard names its run). */
+/**
+ * The plan every shard must share: its name and output directory may differ (each shard names its run),
+ * and so may its prompt salt (each shard process draws its own: distinct prompts per shard).
+ */
 function sharedPlan(m: Manifest): string {
   const { name: _n, output: _o, ...rest } = m.plan;
-  return JSON.stringify(rest);
+  return JSON.stringify({ ...rest, workload: { ...rest.workload, salt: undefined } });
 }
 
 function checkShardSet(shards: ShardRun[]): void {

@@ -1,7 +1,9 @@
 // summary.csv: one row per level with the headline figures, for spreadsheets and quick diffs.
-// Columns are stable for a given percentile list (documented in docs/results-format.md).
+// Columns are stable for a given percentile list (documented in docs/results-format.md). A percentile
+// the level's samples cannot support is left empty and named in `withheld`, as every report does.
 
 import type { Distribution, LevelSummary } from '../metrics/summary.js';
+import { percentileOfKey, supportedPercentile, withheldNote } from '../metrics/tail-samples.js';
 
 const DISTS = [
   'ttftMs',
@@ -45,6 +47,7 @@ export function summaryCsv(levels: LevelSummary[], percentiles: number[]): strin
     'valid',
   ];
   for (const d of DISTS) for (const k of ['mean', ...pKeys]) header.push(`${d}_${k}`);
+  header.push('trial', 'cached_share', 'cached_share_source', 'withheld');
   const rows = [header.join(',')];
   for (const l of levels) {
     const row: unknown[] = [
@@ -68,11 +71,19 @@ export function summaryCsv(levels: LevelSummary[], percentiles: number[]): strin
       l.client.clientLimited,
       l.validity.valid,
     ];
+    const withheld: string[] = [];
     for (const d of DISTS) {
       const dist = l[d] as Distribution | null;
       row.push(dist?.mean ?? null);
-      for (const k of pKeys) row.push(dist?.percentiles[k] ?? null);
+      const short: string[] = [];
+      for (const k of pKeys) {
+        const pct = percentileOfKey(k) ?? 0;
+        row.push(supportedPercentile(dist, pct));
+        if (withheldNote(dist, pct)) short.push(k);
+      }
+      if (short.length) withheld.push(`${d} ${short.join(', ')} n/a (${dist?.count ?? 0} samples)`);
     }
+    row.push(l.trial ?? null, l.cache?.share ?? null, l.cache?.source ?? null, withheld.join('; ') || null);
     rows.push(row.map(cell).join(','));
   }
   return `${rows.join('\n')}\n`;

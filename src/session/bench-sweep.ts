@@ -1,7 +1,7 @@
-// The levels of a `bench` run, all into one run store: the plan's levels in order (or the SLO search's
-// probes), stopping at an interrupt, a failed write or a level whose stop ends the run (a dead server,
-// a failed re-check after a drift), and the summary written whatever happened, saying why it is
-// incomplete when it is.
+// The levels of a `bench` run, all into one run store: the plan's levels in order (the whole sweep again
+// for each of load.trials), or the SLO search's probes, stopping at an interrupt, a failed write or a
+// level whose stop ends the run (a dead server, a failed re-check after a drift), and the summary
+// written whatever happened, saying why it is incomplete when it is.
 
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
@@ -33,6 +33,21 @@ export interface SweepOptions {
   beforeFirstSend?: () => Promise<void>;
 }
 
+/**
+ * The order levels run in: plan levels 0…L−1 once (no trial tag), or, with N > 1 trials, the sweep N
+ * times, level i of trial t stored at index (t−1)·L + i.
+ */
+export function trialOrder(
+  levels: number,
+  trials: number,
+): ({ index: number; planLevel: number } | undefined)[] {
+  if (trials <= 1) return Array.from({ length: levels }, () => undefined);
+  return Array.from({ length: levels * trials }, (_, k) => ({
+    index: Math.floor(k / levels) + 1,
+    planLevel: k % levels,
+  }));
+}
+
 /** Sweeps every level (or the SLO search) into `store`, recording progress in `sweep` as it goes. */
 export async function sweepLevels(
   session: Session,
@@ -49,12 +64,15 @@ export async function sweepLevels(
     if (store.writeError) throw store.writeError;
     return;
   }
-  for (let li = 0; li < plan.load.levels.length && !o.signal.aborted; li++) {
+  // repeated trials run the whole sweep again (1 2 3, 1 2 3), each trial a level of its own
+  const order = trialOrder(plan.load.levels.length, plan.load.trials);
+  for (let li = 0; li < order.length && !o.signal.aborted; li++) {
     const r = await session.runLevel(li, {
       store,
       signal: o.signal,
       afterLevel: o.afterLevel,
       beforeSend: li === 0 ? o.beforeFirstSend : undefined,
+      trial: order[li],
     });
     if (store.writeError) throw store.writeError;
     sweep.levels.push(r.summary);

@@ -109,7 +109,7 @@ describe('bench with GPU telemetry (fake nvidia-smi on PATH)', () => {
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toMatch(/Energy\/token \(J\/tok, lower is better\)/);
       expect(text.stdout).toMatch(
-        /level c=2: KV-cache peak \d+\.\d%, mean \d+\.\d%; queue \(waiting\) peak \d+; running peak \d+; 0 failed scrapes; 2 GPUs: mean power 370\.5 W, utilisation 66\.0%, peak memory 40312 MiB; [\d.]+ J\/output token/,
+        /level c=2: KV-cache peak \d+\.\d%, mean \d+\.\d%; queue \(waiting\) peak \d+; running peak \d+ \(\d+ scrapes, 0 failed\); 2 GPUs: mean power 370\.5 W, utilisation 66\.0%, peak memory 40312 MiB \(\d+ samples per GPU\); [\d.]+ J\/output token/,
       );
       const json = JSON.parse((await runCli(['report', runDir, '--format', 'json'])).stdout);
       expect(json.telemetry[0]).toMatchObject({ levelIndex: 0, gpu: { gpus: 2, available: true } });

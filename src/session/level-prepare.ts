@@ -42,7 +42,7 @@ export interface PreparedLevel {
 
 /** The level's value and key: the plan's level `li`, or the probe's. */
 function levelOf(plan: Plan, li: number, o: RunLevelOptions): { value: number; level: LevelKey } {
-  const value = o.probe ? o.probe.level.value : plan.load.levels[li];
+  const value = o.probe ? o.probe.level.value : plan.load.levels[o.trial?.planLevel ?? li];
   if (value === undefined) {
     throw new BenchgateError(
       'BG_E_INTERNAL',

@@ -10,10 +10,10 @@ import type { ClockAnchor } from '../core/clock.js';
 import { scrapeSpecCounters } from '../engines/index.js';
 import type { TargetHttp } from '../engines/types.js';
 import { levelWords } from '../load/level-label.js';
-import { PrefixHitCounter, prefixHitNote } from '../load/prefix-hits.js';
 import { TurnAccumulator } from '../metrics/multi-turn.js';
+import { prefixHitNote, prefixHitRates } from '../metrics/prefix-hits.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { REQUESTS_FILE } from '../results/layout.js';
+import { prefixCacheFile, REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { writeJsonAtomic } from '../results/run-store.js';
 import { type PrepareContext, type PreparedLevel, prepareLevel } from './level-prepare.js';
@@ -32,7 +32,6 @@ export interface SweepContext extends PrepareContext {
 
 /** What one level's sending left: the runner's result, the client self-check, the record tallies. */
 type Sent = Awaited<ReturnType<typeof sendLevel>> & {
-  hits: PrefixHitCounter;
   turns: TurnAccumulator | null;
   sawError: boolean;
 };
@@ -45,7 +44,6 @@ async function sendPrepared(
   telemetry: LevelProbe,
   nextId: () => number,
 ): Promise<Sent> {
-  const hits = new PrefixHitCounter();
   const conv = p.work.conversations;
   const turns = conv ? new TurnAccumulator() : null;
   let sawError = false;
@@ -72,12 +70,11 @@ async function sendPrepared(
     onRecord: (r: RequestRecord) => {
       o.store.appendRecord(r);
       c.progress.record(r);
-      hits.add(r);
       turns?.add(r);
       if (r.error !== null) sawError = true;
     },
   });
-  return { ...sent, hits, turns, sawError };
+  return { ...sent, turns, sawError };
 }
 
 /** The per-level sweep of a session; record ids continue across levels. */
@@ -94,7 +91,7 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
     // an SLO-search probe counts against max_probes, not the plan's levels: "probe 3/11"
     const [count, unit] = o.probe
       ? [plan.load.slo_search?.max_probes ?? li + 1, 'probe' as const]
-      : [plan.load.levels.length, 'level' as const];
+      : [plan.load.levels.length * (o.trial ? plan.load.trials : 1), 'level' as const];
     c.progress.levelStarted(li, count, levelWords(key), p.work.requests, p.shape.durationMs, unit);
     const telemetry = await telemetryOf.start(li);
     await o.beforeSend?.();
@@ -127,17 +124,19 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
       inFlightAtEnd: result.inFlightAtEnd,
       specCounters: { before, after, source: 'metrics-counters' },
       power: server.power,
+      cache: { counters: server.prefixCounters, expectedShare: p.work.expectedHitRate },
       client: sent.self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });
     const byTurn = sent.turns?.finish(plan.percentiles);
     if (byTurn) summary.multiTurn = byTurn;
+    if (o.trial) summary.trial = o.trial.index;
     o.store.writeLevel(summary);
     const prefixCache =
-      p.work.expectedHitRate === null ? null : sent.hits.rates(p.work.expectedHitRate, server.prefixCounters);
+      p.work.expectedHitRate === null ? null : prefixHitRates(p.work.expectedHitRate, summary.cache);
     if (prefixCache) {
       c.progress.note(prefixHitNote(prefixCache));
-      writeJsonAtomic(join(o.store.dir, `prefix-cache-level-${li}.json`), { levelIndex: li, ...prefixCache });
+      writeJsonAtomic(join(o.store.dir, prefixCacheFile(li)), { levelIndex: li, ...prefixCache });
     }
     troubled = !summary.validity.valid || sent.sawError;
     return { summary, interrupted, prefixCache, stop };

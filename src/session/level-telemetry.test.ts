@@ -25,7 +25,7 @@ describe('level telemetry against the simulator', () => {
       simulatorInProcess: true,
       progress: { ...silentProgress, note: (s: string) => notes.push(s) },
     });
-    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-0.json'), 'utf8'));
+    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-00.json'), 'utf8'));
     expect(hit).toMatchObject({ source: 'metrics-counters', reporting: 0, measured: 16 });
     expect(hit.counters.source).toBe('vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total');
     // 16 measured prompts of 1024 shared + 128 unique tokens, each group primed before: every prefix hits
@@ -38,6 +38,13 @@ describe('level telemetry against the simulator', () => {
       'benchgate: no GPU telemetry (energy per token unknown): telemetry.gpus is false in the plan.',
     ]);
     expect(res.summary.levels[0]).toMatchObject({ energyPerTokenJ: null });
+    // the level summary carries the same evidence for every report format, with the workload's expectation
+    expect(res.summary.levels[0].cache).toMatchObject({
+      source: 'metrics-counters',
+      cachedTokens: hit.counters.hitTokens,
+      promptTokens: hit.counters.queryTokens,
+    });
+    expect(res.summary.levels[0].cache?.expectedShare).toBeCloseTo(hit.configured, 9);
     const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-00.json'), 'utf8'));
     expect(t.sources.prefixCacheHitTokens).toBe('vllm:prefix_cache_hits_total');
   });

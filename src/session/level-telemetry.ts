@@ -10,9 +10,9 @@ import type { ClockAnchor } from '../core/clock.js';
 import type { EngineAdapter, TargetHttp } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
-import type { PrefixCounterDelta } from '../load/prefix-hits.js';
 import type { ProgressView } from '../load/progress.js';
 import { readTelemetry, startTelemetry } from '../load/telemetry.js';
+import type { CacheCounterDelta } from '../metrics/cache-share.js';
 import type { PowerInput } from '../metrics/energy.js';
 import type { Plan } from '../plan/schema.js';
 import { gpuFile, telemetryFile } from '../results/layout.js';
@@ -32,7 +32,7 @@ export interface LevelTelemetryResult {
   /** GPU power for energyPerTokenJ, or why there is none. */
   power: PowerInput;
   /** Prefix-cache counter deltas over the measured phase; null when the server exposes none. */
-  prefixCounters: PrefixCounterDelta | null;
+  prefixCounters: CacheCounterDelta | null;
 }
 
 export interface LevelProbe {

@@ -6,10 +6,10 @@ import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { ClockAnchor } from '../core/clock.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { EngineName } from '../engines/types.js';
-import type { PrefixHitRates } from '../load/prefix-hits.js';
 import type { ProgressView } from '../load/progress.js';
 import type { Shard } from '../load/shard.js';
 import type { PromptTokenizer } from '../load/tokenizer.js';
+import type { PrefixHitRates } from '../metrics/prefix-hits.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
@@ -72,6 +72,8 @@ export interface RunLevelOptions {
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
   /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
   probe?: { level: LevelKey; slo: Plan['slo'] };
+  /** Repeated trials (load.trials): this level is trial `index` of plan level `planLevel`, stored at the index given. */
+  trial?: { index: number; planLevel: number };
   /** Awaited once the level is prepared, just before its first request (a shard waits for the common start). */
   beforeSend?: () => Promise<void>;
 }

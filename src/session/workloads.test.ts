@@ -60,7 +60,7 @@ describe('workload kinds against the simulator', () => {
   it('shared_prefix: primes unmeasured, then reports configured and observed hit rates side by side', async () => {
     const { res, notes, records } = await run('workload-shared-prefix.yaml');
     expect(records.filter((r) => r.warmup)).toHaveLength(4);
-    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-0.json'), 'utf8'));
+    const hit = JSON.parse(readFileSync(join(res.runDir, 'prefix-cache-level-00.json'), 'utf8'));
     expect(hit.configured).toBeGreaterThan(0.85);
     expect(hit.observed).toBeGreaterThan(0.85);
     expect(hit.reporting).toBe(16);

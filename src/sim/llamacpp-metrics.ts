@@ -1,11 +1,16 @@
 // `/metrics` of the llamacpp flavour: llama-server's `llamacpp:` counter and gauge names (commit
 // 3f545becc), speculative counters always present, per-position acceptance once a draft was verified.
 
+import type { PrefixCacheStats } from './prefix-cache.js';
 import type { Scheduler } from './request.js';
 import type { ServedConfig } from './served-config.js';
 
-/** `/metrics` text: `llamacpp:` counters and gauges, speculative counters always, per position once drafted. */
-export function llamacppMetrics(c: ServedConfig, scheduler: Scheduler): string {
+/**
+ * `/metrics` text: `llamacpp:` counters and gauges, speculative counters always, per position once drafted.
+ * Prompt tokens are split as llama-server counts them: evaluated (prompt_tokens_total) and reused from
+ * the slot's cache (prompt_tokens_cached_total).
+ */
+export function llamacppMetrics(c: ServedConfig, scheduler: Scheduler, cache: PrefixCacheStats): string {
   const k = scheduler.counters;
   const running = scheduler.numRunning();
   const queued = scheduler.numQueued();
@@ -20,9 +25,14 @@ export function llamacppMetrics(c: ServedConfig, scheduler: Scheduler): string {
     'prompt_tokens_total',
     'counter',
     'Number of prompt tokens processed, excluding cached tokens',
-    k.promptTokensTotal,
+    Math.max(0, k.promptTokensTotal - cache.hitTokens),
   );
-  m('prompt_tokens_cached_total', 'counter', 'Number of prompt tokens reused from the cache', 0);
+  m(
+    'prompt_tokens_cached_total',
+    'counter',
+    'Number of prompt tokens reused from the cache',
+    cache.hitTokens,
+  );
   m('tokens_predicted_total', 'counter', 'Number of generation tokens processed', k.generationTokensTotal);
   m(
     'n_decode_total',

@@ -141,7 +141,12 @@ const ROUTES: Route[] = [
         'This server does not support metrics endpoint. Start it with `--metrics`',
         'not_supported_error',
       );
-    sendText(res, 200, llamacppMetrics(ctx.served, ctx.scheduler), 'text/plain; version=0.0.4');
+    sendText(
+      res,
+      200,
+      llamacppMetrics(ctx.served, ctx.scheduler, ctx.metricsSnapshot().prefixCache),
+      'text/plain; version=0.0.4',
+    );
   }),
   route(['GET'], ['/v1/models', '/models'], (ctx, _body, res) => {
     const c = ctx.served;

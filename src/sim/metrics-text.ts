@@ -82,6 +82,10 @@ export function sglangMetrics(s: MetricsSnapshot): string {
   metric(lines, 'sglang:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
     [tok, c.promptTokensTotal],
   ]);
+  // cached prompt tokens (radix-cache hits), counted like prompt_tokens_total: the hit rate over a span
+  metric(lines, 'sglang:cached_tokens_total', 'counter', 'Number of cached prompt tokens.', [
+    [tok, s.prefixCache.hitTokens],
+  ]);
   metric(lines, 'sglang:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
     [tok, c.generationTokensTotal],
   ]);

@@ -39,4 +39,33 @@ describe('the simulator prefix cache, served', () => {
     expect(text).toMatch(/^vllm:prefix_cache_queries_total\{[^}]*\} 202$/m);
     expect(text).toMatch(/^vllm:prefix_cache_hits_total\{[^}]*\} 96$/m);
   });
+
+  it('sglang: counts cached and all prompt tokens in /metrics, so the cached share of a level is known on the OpenAI routes', async () => {
+    const { h } = await fast.sim();
+    for (const s of ['x', 'y'])
+      await post(`${h.url}/v1/completions`, { model: 'm', prompt: `${words(100, 'p')} ${s}`, max_tokens: 1 });
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect(value('sglang:prompt_tokens_total')).toBe(202);
+    // page size 1: the second prompt finds its first 100 tokens
+    expect(value('sglang:cached_tokens_total')).toBe(100);
+  });
+
+  it('llamacpp: splits prompt tokens into evaluated and reused from the cache, as llama-server counts them', async () => {
+    const { h } = await fast.sim({ flavor: 'llamacpp', engineArgs: ['--metrics'] });
+    const prompts: number[] = [];
+    for (const s of ['x', 'y']) {
+      const r = await post(`${h.url}/v1/completions`, {
+        model: 'm',
+        prompt: `${words(100, 'p')} ${s}`,
+        max_tokens: 1,
+      });
+      prompts.push(((await r.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens);
+    }
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^llamacpp:${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    // the second prompt reuses the first one's 100 shared words from the slot
+    expect(value('prompt_tokens_cached_total')).toBeGreaterThanOrEqual(100);
+    expect(value('prompt_tokens_total') + value('prompt_tokens_cached_total')).toBe(prompts[0] + prompts[1]);
+  });
 });

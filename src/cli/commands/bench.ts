@@ -30,11 +30,13 @@ interface BenchFlags {
   requests?: string;
   duration?: string;
   warmup?: string;
+  trials?: string;
   workers?: string;
   inputTokens?: string;
   outputTokens?: string;
   dataset?: string;
   seed?: string;
+  salt?: string;
   out?: string;
   name?: string;
   json?: boolean;
@@ -62,6 +64,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.dataset !== undefined) workload.dataset = o.dataset;
   if (o.seed !== undefined)
     workload.seed = parsePositive('--seed', o.seed, { integer: true, allowZero: true });
+  if (o.salt !== undefined) workload.salt = parsePositive('--salt', o.salt, { integer: true });
   const load: Record<string, unknown> = {};
   if (o.concurrency !== undefined) {
     load.kind = 'concurrency';
@@ -79,6 +82,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.warmup !== undefined)
     load.warmup = parsePositive('--warmup', o.warmup, { integer: true, allowZero: true });
   if (o.workers !== undefined) load.workers = parseWorkers(o.workers);
+  if (o.trials !== undefined) load.trials = parsePositive('--trials', o.trials, { integer: true });
   const input: Record<string, unknown> = {};
   if (Object.keys(target).length) input.target = target;
   if (Object.keys(workload).length) input.workload = workload;
@@ -110,6 +114,10 @@ export function registerBench(program: Command): void {
     .option('--duration <d>', 'per-level duration, e.g. 90s or 5m')
     .option('--warmup <n>', 'warmup requests per level (excluded from metrics)')
     .option(
+      '--trials <n>',
+      'run the whole sweep N times; compare then puts run-to-run variance inside its intervals',
+    )
+    .option(
       '--workers <n|auto>',
       'worker threads sending the load, each an exact share of every level (auto: CPU cores − 1; default 1)',
     )
@@ -117,6 +125,10 @@ export function registerBench(program: Command): void {
     .option('--output-tokens <n>', 'requested output tokens')
     .option('--dataset <d>', 'random, a ShareGPT JSON file or a JSONL file of prompts')
     .option('--seed <n>', 'seed for prompts, lengths and arrivals')
+    .option(
+      '--salt <n>',
+      "prompt salt: replays a run's exact prompts (default: fresh per run, in the manifest)",
+    )
     .option('--out <dir>', 'results directory (each run gets <dir>/<run-id>/)')
     .option('--name <name>', 'run name')
     .option('--json', 'print only the run summary JSON on stdout; no live progress')

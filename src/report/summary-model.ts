@@ -1,0 +1,117 @@
+// The one-screen summary every report opens with (under its validity headline), before the details:
+// which config is best in each band of load (on the headline metric, only where the difference is
+// significant and at least the minimum effect), what failed, was skipped or excluded and why, which
+// levels are suspect of serving from the prefix cache, and what the intervals cover (one trial or
+// repeated trials). Plain sentences
+// from the Comparison, so every format says the same.
+
+import { formatChange, formatValue } from './format.js';
+import { METRICS } from './metric-catalog.js';
+import { exclusionNote, intervalCoverage } from './table-model.js';
+import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
+
+/** The run that is best at this level on `metric`, or null when no difference is meaningful. */
+function winnerAt(row: LevelRow, metric: MetricId, cmp: Comparison): { run: string; cell: Cell } | null {
+  const spec = METRICS[metric];
+  const cells = (row.cells[metric] ?? []).filter((c) => c.value !== null);
+  if (cells.length < 2) return null;
+  const meaningful = (c: Cell) =>
+    c.ratio !== null && c.significant === true && Math.abs(c.ratio - 1) >= cmp.minEffect;
+  const better = (c: Cell) => meaningful(c) && (c.ratio as number) > 1 === spec.higherIsBetter;
+  const best = cells.reduce((a, b) =>
+    (b.value as number) > (a.value as number) === spec.higherIsBetter ? b : a,
+  );
+  if (best.run === cmp.baseline) {
+    const others = cells.filter((c) => c.run !== cmp.baseline);
+    return others.every((c) => meaningful(c) && !better(c)) ? { run: best.run, cell: best } : null;
+  }
+  return better(best) ? { run: best.run, cell: best } : null;
+}
+
+/** "c=1–c=16: eagle3 best (+38% at c=16); c=192: baseline best" on the headline metric. */
+function bandsLine(cmp: Comparison, metric: MetricId): string | null {
+  const rows = cmp.levels.filter((r) => r.usable);
+  if (rows.length === 0 || cmp.verdictsWithheld) return null;
+  const bands: { who: string; rows: LevelRow[]; evidence: string }[] = [];
+  for (const row of rows) {
+    const w = winnerAt(row, metric, cmp);
+    const who = w ? `${w.run} best` : 'no meaningful difference';
+    const evidence = w && w.run !== cmp.baseline ? `${formatChange(w.cell.ratio)} at ${row.label}` : '';
+    const last = bands.at(-1);
+    if (last && last.who === who) {
+      last.rows.push(row);
+      if (evidence) last.evidence = evidence;
+    } else bands.push({ who, rows: [row], evidence });
+  }
+  const label = (b: (typeof bands)[number]) =>
+    b.rows.length === 1 ? b.rows[0].label : `${b.rows[0].label}–${b.rows[b.rows.length - 1].label}`;
+  const text = bands.map((b) => `${label(b)}: ${b.who}${b.evidence ? ` (${b.evidence})` : ''}`);
+  return `Best by ${METRICS[metric].noun} (vs ${cmp.baseline}): ${text.join('; ')}.`;
+}
+
+/** A single run: its levels and where its headline figure peaks. */
+function singleRunLine(cmp: Comparison, metric: MetricId): string | null {
+  const cells = cmp.levels.flatMap((r) =>
+    (r.cells[metric] ?? []).filter((c) => c.value !== null).map((c) => ({ row: r, cell: c })),
+  );
+  if (cells.length === 0) return null;
+  const spec = METRICS[metric];
+  const best = cells.reduce((a, b) =>
+    (b.cell.value as number) > (a.cell.value as number) === spec.higherIsBetter ? b : a,
+  );
+  const span =
+    cmp.levels.length === 1 ? cmp.levels[0].label : `${cmp.levels[0].label}–${cmp.levels.at(-1)?.label}`;
+  return `${cmp.runs[0].name}: ${cmp.levels.length} level${cmp.levels.length === 1 ? '' : 's'} (${span}); best ${spec.noun} ${formatValue(best.cell.value)} ${spec.unit} at ${best.row.label}.`;
+}
+
+/** Suspect and invalid level reasons, grouped by check, naming the levels: what to distrust first. */
+function distrustLines(cmp: Comparison): string[] {
+  const byCheck = new Map<string, Map<string, Set<string>>>();
+  for (const row of cmp.levels)
+    for (const [run, v] of Object.entries(row.validity))
+      for (const r of v.reasons) {
+        if (r.severity === 'note' || r.check === 'recorded') continue;
+        const runs = byCheck.get(r.check) ?? new Map<string, Set<string>>();
+        byCheck.set(r.check, runs);
+        runs.set(run, (runs.get(run) ?? new Set<string>()).add(row.label));
+      }
+  const single = cmp.runs.length === 1;
+  return [...byCheck].map(([check, runs]) => {
+    const where = [...runs].map(([run, labels]) => `${single ? '' : `${run} `}${[...labels].join(', ')}`);
+    return `${where.join('; ')}: ${DISTRUST_WORDS[check] ?? `flagged by the ${check} check`}.`;
+  });
+}
+
+const DISTRUST_WORDS: Record<string, string> = {
+  'prefix-cache':
+    'served from the prefix cache in a workload not meant to share (SUSPECT; see the prefix-cache section)',
+  'error-rate': 'had failed requests',
+  'no-requests': 'completed no request',
+  'timing-noise': 'had host timing noise',
+  'output-length': 'did not get the requested output lengths',
+  'client-limited': 'client-limited (excluded from verdicts)',
+};
+
+export function summaryLines(cmp: Comparison): string[] {
+  const metric = cmp.metrics.find((m) => METRICS[m].inVerdicts) ?? cmp.metrics[0];
+  const out: string[] = [];
+  // an SLO search's answer is what its run is for: it leads
+  const searches = cmp.sloSearch?.runs ?? [];
+  for (const r of searches)
+    out.push(`${r.run}: ${r.status === 'read' ? r.answer : `SLO search unreadable: ${r.reason}`}`);
+  out.push(...(cmp.sloSearch?.verdicts ?? []));
+  const lead = metric ? (cmp.runs.length > 1 ? bandsLine(cmp, metric) : singleRunLine(cmp, metric)) : null;
+  if (lead && searches.length === 0) out.push(lead);
+  for (const s of cmp.validity.skipped) out.push(`Skipped: config ${s.name}: ${s.reason}`);
+  if (cmp.verdictsWithheld) out.push(cmp.verdictsWithheld);
+  const excluded = exclusionNote(cmp);
+  if (excluded && excluded !== cmp.verdictsWithheld) out.push(excluded);
+  out.push(...distrustLines(cmp).slice(0, 5));
+  if (cmp.runs.length > 1) {
+    out.push(intervalCoverage(cmp));
+    const first = cmp.verdicts[0];
+    if (first)
+      out.push(`${cmp.verdicts.length} verdict${cmp.verdicts.length === 1 ? '' : 's'}; first: ${first.text}`);
+  }
+  return out;
+}
