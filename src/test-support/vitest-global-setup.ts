@@ -1,17 +1,20 @@
 // vitest global setup (vitest.config.ts): before any test process starts, the run gets its own temporary
-// folder (TMPDIR, inherited by the test processes and every child they start) and loses the BENCHGATE_*
-// settings of the shell it was started from; when the run ends the folder goes, with all the tests left in it.
+// folder (TMPDIR, inherited by the test processes and every child they start), loses the BENCHGATE_*
+// settings of the shell it was started from, and builds the CLI the tests start (cli-build.ts). When the
+// run ends the folder goes, with everything the tests left in it.
 
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCliForTests, TEST_CLI_VAR } from './cli-build.js';
 import { createRunRoot, removeAbandonedRunRoots, scrubBehaviourEnv } from './test-env.js';
 
-export default function setup(): () => void {
+export default async function setup(): Promise<() => void> {
   const parentTmp = tmpdir();
   removeAbandonedRunRoots(parentTmp);
   const root = createRunRoot(parentTmp, process.env);
   scrubBehaviourEnv(process.env);
-  return () => {
+  const teardown = () => {
     try {
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });
     } catch (e) {
@@ -19,4 +22,11 @@ export default function setup(): () => void {
       console.warn(`benchgate tests: could not remove ${root}: ${(e as Error).message}`);
     }
   };
+  try {
+    process.env[TEST_CLI_VAR] = await buildCliForTests(join(root, 'cli'));
+  } catch (e) {
+    teardown();
+    throw e;
+  }
+  return teardown;
 }
