@@ -10,14 +10,15 @@ import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultCalibrationPath, readCalibration } from '../session/calibration-file.js';
-import { RUN_ROOT_PREFIX } from './test-env.js';
+import { RUN_ROOT_PREFIX, removeAbandonedRunRoots } from './test-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NESTED = 'BG_TEST_ENV_NESTED';
+const INSIDE = 'has an empty home inside the run folder and no BENCHGATE_* setting';
 const inside = (dir: string, parent: string) => !relative(parent, dir).startsWith('..');
 
 describe('the environment every test process runs in', () => {
-  it('has an empty home inside the run folder and no BENCHGATE_* setting', () => {
+  it(INSIDE, () => {
     expect(basename(tmpdir())).toMatch(new RegExp(`^${RUN_ROOT_PREFIX}`));
     expect(homedir()).not.toBe(userInfo().homedir);
     expect(inside(homedir(), tmpdir())).toBe(true);
@@ -50,7 +51,7 @@ describe('the environment every test process runs in', () => {
       const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
       const r = spawnSync(
         process.execPath,
-        [vitest, 'run', 'src/test-support/test-env.test.ts', '--reporter=dot'],
+        [vitest, 'run', 'src/test-support/test-env.test.ts', '-t', 'has an empty home', '--reporter=dot'],
         {
           cwd: ROOT,
           encoding: 'utf8',
@@ -67,8 +68,27 @@ describe('the environment every test process runs in', () => {
       );
       const out = `${r.stdout}\n${r.stderr}`;
       expect(r.status, out).toBe(0);
-      expect(out).toMatch(/Tests\s+1 passed \| 1 skipped \(2\)/);
+      expect(out).toMatch(/Tests\s+1 passed \| 2 skipped \(3\)/);
       expect(readdirSync(realpathSync(tmp))).toEqual([]);
     },
   );
+
+  it('removes the folder of an earlier run whose process is gone, and no other', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'parent-'));
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const make = (name: string, owner: string | null) => {
+      mkdirSync(join(parent, name));
+      if (owner !== null) writeFileSync(join(parent, name, 'owner.pid'), owner);
+    };
+    make(`${RUN_ROOT_PREFIX}gone`, String(gone));
+    make(`${RUN_ROOT_PREFIX}live`, String(process.pid));
+    make(`${RUN_ROOT_PREFIX}no-owner`, null);
+    make('bg-other-gone', String(gone));
+    expect(removeAbandonedRunRoots(parent)).toEqual([join(parent, `${RUN_ROOT_PREFIX}gone`)]);
+    expect(readdirSync(parent).sort()).toEqual([
+      'bg-other-gone',
+      `${RUN_ROOT_PREFIX}live`,
+      `${RUN_ROOT_PREFIX}no-owner`,
+    ]);
+  });
 });

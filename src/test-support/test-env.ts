@@ -47,9 +47,13 @@ export function removeAbandonedRunRoots(parentTmp: string): string[] {
     } catch {
       continue; // not ours, or still being made
     }
-    if (Number.isInteger(owner) && owner > 0 && !alive(owner)) {
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
       rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
+    } catch (e) {
+      // e.g. a tmpfs still mounted there: this run goes on, and says what it could not remove
+      console.warn(`benchgate tests: could not remove an earlier run's ${dir}: ${(e as Error).message}`);
     }
   }
   return removed;
