@@ -52,7 +52,8 @@ async function urlOf(r: Run): Promise<string> {
 
 describe('benchgate sim (CLI)', () => {
   it('prints its URL while still loading, writes engine logs to stdout, and exits 0 on SIGTERM', async () => {
-    const r = run(['--port', '0', '--load-time', '0.5', '--tp-size', '8']);
+    // a 5 s load: the test never waits for it, and a busy machine still asks inside it
+    const r = run(['--port', '0', '--load-time', '5', '--tp-size', '8']);
     const url = await urlOf(r);
     expect((await fetch(`${url}/health`)).status).toBe(503);
     expect(r.stdout()).toContain('server_args=ServerArgs(');
