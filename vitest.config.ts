@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
@@ -25,6 +26,11 @@ const WALL_CLOCK_SENSITIVE = [
   // a bench level that must be valid: a host that delays the client's event loop makes it suspect
   'src/session/gpu-telemetry.test.ts',
 ];
+
+// a file renamed or split away would silently leave the group: say so instead
+for (const file of WALL_CLOCK_SENSITIVE)
+  if (!existsSync(new URL(file, import.meta.url)))
+    throw new Error(`vitest.config.ts lists ${file} as wall-clock sensitive, but there is no such file`);
 
 const PARALLEL_FILES = Math.max(4, availableParallelism());
 
