@@ -38,7 +38,11 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   matrix: [...BELOW_SESSION, 'report', 'session'],
   // k8s/ renders the Kubernetes objects that run a plan as shards: it reads plans, nothing runs it but cli/.
   k8s: ['core', 'records', 'plan'],
-  cli: [...BELOW_SESSION, 'report', 'session', 'matrix', 'k8s'],
+  // store/ indexes run directories into an embedded database; it judges runs with report/'s rules.
+  store: [...BELOW_SESSION, 'report'],
+  // serve/ is the local dashboard over the store: it renders with report/ and reads live run directories.
+  serve: [...BELOW_SESSION, 'report', 'store'],
+  cli: [...BELOW_SESSION, 'report', 'session', 'matrix', 'k8s', 'store', 'serve'],
   bench: 'anything',
   /** src/index.ts, the library's public surface. */
   '(root)': 'anything',

@@ -2,7 +2,14 @@
 // passed along by the runner so each check stays a small function returning findings.
 
 import { hostname, networkInterfaces } from 'node:os';
-import type { EngineAdapter, EngineName, LiveReading, LogReading, TargetHttp } from '../engines/types.js';
+import type {
+  ConfigFacts,
+  EngineAdapter,
+  EngineName,
+  LiveReading,
+  LogReading,
+  TargetHttp,
+} from '../engines/types.js';
 import type { ProcessHost, ProcessInfo } from '../hosts/host.js';
 import type { Plan } from '../plan/schema.js';
 import type { Evidence, Finding, FindingStatus } from './finding.js';
@@ -32,6 +39,11 @@ export interface CheckContext {
   live: LiveReading | null;
   server: ProcessInfo | null;
   logs: LogState[];
+  /**
+   * Facts proven by the checkpoint's own requests (`speculative.active` when the smoke request accepted
+   * drafts): live evidence that outranks a rule inferred from the command line.
+   */
+  evidence: ConfigFacts;
 }
 
 /** What a context knows before any check ran: the given target and host, nothing learnt yet. */
@@ -51,6 +63,7 @@ export function newCheckContext(input: CheckContextInput): CheckContext {
     live: null,
     server: null,
     logs: [],
+    evidence: {},
   };
 }
 

@@ -136,6 +136,15 @@ describe('checkpoint against the simulated SGLang', () => {
     expect(r.report.ok).toBe(false);
   });
 
+  it('does not name a loading server "openai": its engine is unknown until it is ready (issue 24 item 13)', async () => {
+    const r = await checkSim({ flavor: 'sglang', faults: ['slow-start=30'] }, ({ url }) => ({
+      target: { url },
+    }));
+    expect(r.byId('healthy').status).toBe('fail');
+    expect(r.byId('engine')).toMatchObject({ status: 'skip' });
+    expect(r.byId('engine').found).toMatch(/^unknown: the server is not ready .*answered 503/);
+  });
+
   it('catches crash-on-first-decode with the smoke generation', async () => {
     const r = await checkSim({ flavor: 'sglang', faults: ['crash-on-first-decode'] }, ({ url }) => ({
       target: { url },

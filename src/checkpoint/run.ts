@@ -8,7 +8,7 @@ import type { ConfigFacts, VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { Plan } from '../plan/schema.js';
-import { checkConfig, mergeLayers } from './checks/config.js';
+import { checkConfig, type FactLayers, mergeLayers } from './checks/config.js';
 import { checkEngine } from './checks/engine.js';
 import { checkGpus } from './checks/gpus.js';
 import { checkHealth } from './checks/health.js';
@@ -19,7 +19,7 @@ import { checkResultsDir } from './checks/results-dir.js';
 import { checkServerProcess } from './checks/server-process.js';
 import { checkSmoke } from './checks/smoke-check.js';
 import { checkTools } from './checks/tools.js';
-import { displayUrl, finding, newCheckContext } from './context.js';
+import { type CheckContext, displayUrl, finding, newCheckContext } from './context.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
 import { losslessFindings } from './lossless-reference.js';
 import { buildVerifiedTarget, METRICS_START_KEY, readMetricsStartTimeS } from './verified-target.js';
@@ -60,6 +60,75 @@ async function guarded<T>(
   }
 }
 
+/**
+ * The checks of a target that answers: engine and live config, server process, logs, leftovers, the
+ * smoke request, then config (judged after the smoke, whose accepted drafts are live evidence, but listed
+ * before leftovers as always) and lossless. Returns the merged configuration facts.
+ */
+async function checkServedTarget(
+  ctx: CheckContext,
+  out: Finding[],
+  elsewhere: boolean,
+  recordReference: string | undefined,
+): Promise<ConfigFacts> {
+  out.push(...(await guarded('engine', 'Engine identified', () => checkEngine(ctx), [], out)));
+  const proc = await guarded(
+    'process',
+    'Server process found',
+    () => checkServerProcess(ctx),
+    { findings: [], facts: {} },
+    out,
+  );
+  out.push(...proc.findings);
+  if (!elsewhere) out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
+  const layers: FactLayers = {
+    evidence: ctx.evidence,
+    live: ctx.live?.facts ?? {},
+    process: proc.facts,
+    logs: ctx.logs.map((l) => l.reading.facts),
+  };
+  const configAt = out.length;
+  const before = mergeLayers(layers);
+  if (!elsewhere)
+    out.push(...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)));
+  if (ctx.plan.expect.smoke && ctx.healthy)
+    out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, before), [], out)));
+  else if (ctx.plan.expect.smoke)
+    out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
+  out.splice(configAt, 0, ...checkConfig(ctx, layers));
+  out.push(...(await losslessFindings(ctx, recordReference)));
+  return mergeLayers(layers);
+}
+
+/** The verified target stored with the run: the merged facts, the raw documents (secrets removed), the start time. */
+async function verifiedTargetOf(
+  ctx: CheckContext,
+  facts: ConfigFacts,
+  topology: unknown,
+): Promise<VerifiedTarget> {
+  const raw = redactDeep({ ...(ctx.live?.raw ?? {}) }) as Record<string, unknown>;
+  if (ctx.server)
+    raw[`/proc/${ctx.server.pid}`] = {
+      argv: ctx.server.argv,
+      env: ctx.server.env,
+      startTime: ctx.server.startTime,
+    };
+  if (topology) raw['nvidia-smi topo -m'] = topology;
+  const metricsStartS = await readMetricsStartTimeS(ctx.http).catch(() => null);
+  if (metricsStartS !== null) raw[METRICS_START_KEY] = metricsStartS;
+  const engineVersion = facts.engine_version?.value;
+  return buildVerifiedTarget({
+    url: ctx.url,
+    engine: ctx.engine ?? 'openai',
+    engineVersion: engineVersion === undefined || engineVersion === null ? null : String(engineVersion),
+    model: ctx.model,
+    config: facts,
+    raw,
+    processStartTime:
+      ctx.server?.startTime ?? (metricsStartS === null ? null : new Date(metricsStartS * 1000).toISOString()),
+  });
+}
+
 export async function runCheckpoint(
   opts: RunCheckpointOptions,
 ): Promise<{ report: CheckpointReport; verifiedTarget: VerifiedTarget | null }> {
@@ -87,32 +156,7 @@ export async function runCheckpoint(
   try {
     out.push(...(await guarded('healthy', 'Server reports healthy', () => checkHealth(ctx), [], out)));
     if (ctx.reachable) {
-      out.push(...(await guarded('engine', 'Engine identified', () => checkEngine(ctx), [], out)));
-      const proc = await guarded(
-        'process',
-        'Server process found',
-        () => checkServerProcess(ctx),
-        { findings: [], facts: {} },
-        out,
-      );
-      out.push(...proc.findings);
-      if (!elsewhere) out.push(...(await guarded('logs', 'Logs', () => checkLogs(ctx), [], out)));
-      const layers = {
-        live: ctx.live?.facts ?? {},
-        process: proc.facts,
-        logs: ctx.logs.map((l) => l.reading.facts),
-      };
-      out.push(...checkConfig(ctx, layers));
-      facts = mergeLayers(layers);
-      if (!elsewhere)
-        out.push(
-          ...(await guarded('leftovers', 'No leftover processes', () => checkLeftovers(ctx), [], out)),
-        );
-      if (plan.expect.smoke && ctx.healthy)
-        out.push(...(await guarded('smoke', 'Smoke generation', () => checkSmoke(ctx, facts), [], out)));
-      else if (plan.expect.smoke)
-        out.push(finding('smoke', 'Smoke generation', 'skip', { found: 'the server is not healthy' }));
-      out.push(...(await losslessFindings(ctx, opts.recordReference)));
+      facts = await checkServedTarget(ctx, out, elsewhere, opts.recordReference);
     } else {
       for (const key of Object.keys(plan.expect.config)) {
         out.push(
@@ -147,26 +191,6 @@ export async function runCheckpoint(
     checkedAt: new Date().toISOString(),
   };
   if (!ctx.reachable || !ctx.engine) return { report, verifiedTarget: null };
-  const raw = redactDeep({ ...(ctx.live?.raw ?? {}) }) as Record<string, unknown>;
-  if (ctx.server)
-    raw[`/proc/${ctx.server.pid}`] = {
-      argv: ctx.server.argv,
-      env: ctx.server.env,
-      startTime: ctx.server.startTime,
-    };
-  if (topology) raw['nvidia-smi topo -m'] = topology;
-  const metricsStartS = await readMetricsStartTimeS(ctx.http).catch(() => null);
-  if (metricsStartS !== null) raw[METRICS_START_KEY] = metricsStartS;
-  const engineVersion = facts.engine_version?.value;
-  const verifiedTarget = buildVerifiedTarget({
-    url,
-    engine: ctx.engine,
-    engineVersion: engineVersion === undefined || engineVersion === null ? null : String(engineVersion),
-    model: ctx.model,
-    config: facts,
-    raw,
-    processStartTime:
-      ctx.server?.startTime ?? (metricsStartS === null ? null : new Date(metricsStartS * 1000).toISOString()),
-  });
+  const verifiedTarget = await verifiedTargetOf(ctx, facts, topology);
   return { report, verifiedTarget };
 }

@@ -75,7 +75,10 @@ export async function sendSmoke(opts: {
 export function acceptanceLength(r: SmokeResult): { value: number; source: string } | null {
   const out = r.record.outputTokensServer ?? r.record.outputTokensClient;
   if (r.record.specVerifySteps && r.record.specVerifySteps > 0 && out) {
-    return { value: out / r.record.specVerifySteps, source: 'meta_info.spec_verify_ct of the smoke request' };
+    return {
+      value: out / r.record.specVerifySteps,
+      source: 'verify steps of the smoke request (meta_info.spec_verify_ct or timings.draft_n_accepted)',
+    };
   }
   const { before, after } = r.counters;
   if (!before || !after) return null;

@@ -9,11 +9,15 @@ import { registerCalibrate } from './commands/calibrate.js';
 import { registerCheck } from './commands/check.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDemo } from './commands/demo.js';
+import { registerGate } from './commands/gate.js';
+import { registerHistory } from './commands/history.js';
 import { registerK8s } from './commands/k8s.js';
 import { registerMerge } from './commands/merge.js';
 import { bareKillLeftoversFlag, registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerServe } from './commands/serve.js';
 import { registerSim } from './commands/sim.js';
+import { registerStore } from './commands/store.js';
 
 export function buildProgram(): Command {
   const program = new Command('benchgate')
@@ -33,6 +37,10 @@ export function buildProgram(): Command {
   registerK8s(program);
   registerSchema(program);
   registerCalibrate(program);
+  registerStore(program);
+  registerHistory(program);
+  registerGate(program);
+  registerServe(program);
   for (const c of program.commands) c.exitOverride();
   return program;
 }

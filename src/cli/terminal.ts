@@ -59,18 +59,33 @@ export async function askYesNo(question: string): Promise<boolean> {
 /** Exit status after an interrupt: 128 + the signal number, as shells and supervisors expect. */
 const INTERRUPT_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
+/** How long a forced exit waits for its last clean-up (ending launched servers) before it quits anyway. */
+const FORCED_EXIT_CLEANUP_MS = 5000;
+
 /**
  * Runs `fn` with an AbortSignal that SIGINT and SIGTERM trigger alike: the command stops, writes what is
  * complete and its summary, and returns `interruptExit()` (130 after SIGINT, 143 after SIGTERM). A second
- * signal quits at once with that status.
+ * signal quits at once with that status, after `beforeForcedExit` (ending the servers `run` launched);
+ * a third quits without waiting for it.
  */
 export async function withInterrupt<T>(
   fn: (signal: AbortSignal, interruptExit: () => number) => Promise<T>,
+  opts: { beforeForcedExit?: () => Promise<unknown> } = {},
 ): Promise<T> {
   const ac = new AbortController();
   let received: 'SIGINT' | 'SIGTERM' = 'SIGINT';
+  let quitting = false;
   const onSignal = (sig: 'SIGINT' | 'SIGTERM') => {
-    if (ac.signal.aborted) process.exit(INTERRUPT_EXIT[received]);
+    if (quitting) process.exit(INTERRUPT_EXIT[received]);
+    if (ac.signal.aborted) {
+      quitting = true;
+      const last = opts.beforeForcedExit?.() ?? Promise.resolve();
+      const limit = new Promise((r) => setTimeout(r, FORCED_EXIT_CLEANUP_MS));
+      void Promise.race([last.catch(() => undefined), limit]).then(() =>
+        process.exit(INTERRUPT_EXIT[received]),
+      );
+      return;
+    }
     received = sig;
     process.stderr.write(
       `\nbenchgate: ${sig} received; stopping and writing what is complete (${sig === 'SIGINT' ? 'Ctrl-C' : 'a second signal'} again to quit now).\n`,

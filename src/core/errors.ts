@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   BG_E_IMPORT: 'a file to import is not in the expected format',
   BG_E_TOKENIZER: 'the server tokenizer gave no usable token count',
   BG_E_REFERENCE: 'a lossless reference file cannot be read, is not one, or cannot be written',
+  BG_E_STORE: 'the results store cannot be opened, read or written',
+  BG_E_QUERY: 'a query of the results store was refused or failed',
   // target / transport (also used in request records)
   BG_E_CONNECT: 'could not connect to the target',
   BG_E_HTTP_STATUS: 'the target answered with a non-success HTTP status',

@@ -1,6 +1,8 @@
 // The one place that decides what a secret looks like in a document benchgate stores or prints:
-// values under secret-named keys or any `headers` object, credentials in URLs, bearer tokens,
+// values under credential names or any `headers` object, credentials in URLs, bearer tokens,
 // key-shaped strings, and the exact secret values in use. (Process env and argv: hosts/redact-env.ts.)
+// A name is judged by its whole words, so `--hf-token`, `api_key` and `HF_TOKEN` are credentials while
+// `--speculative-num-draft-tokens`, `max_total_tokens` and `num_key_value_heads` stay readable.
 
 export const REDACTED = '<redacted>';
 
@@ -16,13 +18,55 @@ const SCHEME_CREDENTIAL =
   /\b(Basic|Token)\s+(?=[A-Za-z0-9._~+/=-]*\d)(?=[A-Za-z0-9._~+/=-]*[A-Za-z])[A-Za-z0-9._~+/=-]{8,}|\b(Basic|Token)\s+[A-Za-z0-9._~+/=-]{20,}/gi;
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s:]+(:[^/@\s]*)?@/gi;
 const SECRET_QUERY = /([?&](?:api[_-]?key|key|token|access_token|auth|signature|sig)=)[^&#\s]+/gi;
-/** Key names that hold secrets (api_key, hf_token, Authorization, ...), not ones that merely mention tokens. */
-const SECRET_KEY_NAME =
-  /(api[_-]?key|secret|passw(?:or)?d|credential|authorization|cookie|(?:^|[_-])token$|access[_-]?token|hf[_-]?token)/i;
+/** Words that make any name a credential, wherever they stand in it. */
+const CREDENTIAL_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'secrets',
+  'credential',
+  'credentials',
+  'cookie',
+  'authorization',
+  'authtoken',
+  'apikey',
+]);
+/** A name ending in one of these is a credential (`hf_token`, `api_key`, `OPENAI_API_KEY`, `BASIC_AUTH`)... */
+const CREDENTIAL_LAST_WORDS = new Set(['token', 'key', 'keys', 'auth']);
+/** ...unless the word before it says it counts or names tokens (`experts_per_token`, `time_to_first_token`, `pad_token`). */
+const TOKEN_QUALIFIERS = new Set(
+  'per first last next new num max min each special pad bos eos eot eom sep cls unk mask bonus draft start end stop input output prompt image audio video vision tool think reasoning fim decoder cache sort partition routing hash primary foreign dict map'.split(
+    ' ',
+  ),
+);
+
+/** The lower-case words of a flag, key or variable name: `--hf-token`, `X-Api-Key`, `apiKey`, `HF_TOKEN`. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/^-+/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[-_.\s]+/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w !== '');
+}
+
+/** A name that starts with one of these is a limit or a count (`max_prompt_adapter_token`), never a credential. */
+const COUNT_PREFIXES = new Set(['max', 'min', 'num', 'n']);
+
+/** True for a name whose value is a credential, judged by whole words (see the header). */
+export function isCredentialName(name: string): boolean {
+  const words = nameWords(name);
+  if (words.some((w) => CREDENTIAL_WORDS.has(w))) return true;
+  const last = words[words.length - 1];
+  if (last === undefined || !CREDENTIAL_LAST_WORDS.has(last) || COUNT_PREFIXES.has(words[0])) return false;
+  const before = words[words.length - 2];
+  return before === undefined || !TOKEN_QUALIFIERS.has(before);
+}
 
 /** True for a key whose value is a secret; `api_key_env` names a variable and is not one. */
 export function isSecretKey(key: string): boolean {
-  return key !== 'api_key_env' && SECRET_KEY_NAME.test(key);
+  return isCredentialName(key);
 }
 
 /** Removes known secret values and anything that looks like a credential from one string. */

@@ -44,7 +44,8 @@ export function canonicalDtype(v: string): string {
  */
 export function canonicalFactValue<T extends FactValue | undefined>(key: string, value: T): T {
   if (typeof value !== 'string') return value;
-  if (key === 'speculative.algorithm') return value.trim().toUpperCase() as T;
+  if (key === 'speculative.algorithm' || key === 'speculative.algorithm_if_active')
+    return value.trim().toUpperCase() as T;
   if (key === 'dtype') return canonicalDtype(value) as T;
   if (key === 'quantization') return value.trim().toLowerCase() as T;
   return value;

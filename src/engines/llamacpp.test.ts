@@ -77,7 +77,7 @@ describe('llama.cpp command line', () => {
   const read = (argv: string[], env: Record<string, string> | null = null) =>
     llamacppAdapter.readProcess(['llama-server', ...argv], env, 'pid 1');
 
-  it('reads --spec-type and the draft model; n-max defaults to 3 for draft types', () => {
+  it('reads --spec-type and the draft model', () => {
     const f = read([
       '-m',
       'main.gguf',
@@ -92,8 +92,21 @@ describe('llama.cpp command line', () => {
     ]);
     expect(f['speculative.algorithm'].value).toBe('DRAFT-SIMPLE');
     expect(f['speculative.draft_model'].value).toBe('draft.gguf');
-    expect(f['speculative.num_steps']).toMatchObject({ value: 3, inferred: true });
+    // the default depth depends on the build: unknown without one
+    expect(f['speculative.num_steps']).toBeUndefined();
     expect(f['llamacpp.spec_draft_threads'].value).toBe(1);
+  });
+
+  it.each([
+    ['b10587-3f545becc', 3],
+    ['b9300-0123456', 3],
+    ['b7205-ab49f094d', 16],
+    ['b9240-0123456', undefined],
+  ])('the default draft depth on build %s is %s', (build, depth) => {
+    const f = readWith(['-md', 'd.gguf', '--spec-type', 'draft-simple'], { engine_version: build });
+    expect(f['speculative.num_steps']?.value).toBe(depth);
+    if (depth !== undefined)
+      expect(f['speculative.num_steps'].source).toContain('b9247 (2026-05-19, commit d14ce3dab');
   });
 
   it('reads --spec-draft-n-max and the --model-draft=... spelling', () => {
@@ -103,11 +116,43 @@ describe('llama.cpp command line', () => {
     expect(f['speculative.num_steps']).toEqual({ value: 8, source: 'pid 1' });
   });
 
-  it('-md alone loads a draft but does not speculate: algorithm absent', () => {
-    const f = read(['-m', 'main.gguf', '-md', 'draft.gguf']);
-    expect(f['speculative.algorithm'].value).toBeNull();
-    expect(f['speculative.algorithm'].source).toContain('-md without --spec-type');
+  const readWith = (argv: string[], live: Record<string, string | boolean>) =>
+    llamacppAdapter.readProcess(
+      ['llama-server', ...argv],
+      null,
+      'pid 1',
+      Object.fromEntries(Object.entries(live).map(([k, value]) => [k, { value, source: 'GET /props' }])),
+    );
+
+  it.each([
+    [
+      'a 2026-08 build (b10587): loads a draft but does not speculate',
+      { engine_version: 'b10587-3f545becc' },
+      null,
+    ],
+    [
+      'a late-2025 build (b7205): the draft model speculates',
+      { engine_version: 'b7205-ab49f094d' },
+      'DRAFT-SIMPLE',
+    ],
+    ['/slots speculative: true on any build', { 'llamacpp.speculative': true }, 'DRAFT-SIMPLE'],
+    ['/slots speculative: false on any build', { 'llamacpp.speculative': false }, null],
+  ])('-md without --spec-type, %s', (_name, live, algorithm) => {
+    const f = readWith(['-m', 'main.gguf', '-md', 'draft.gguf'], live);
+    expect(f['speculative.algorithm']).toMatchObject({ value: algorithm, inferred: true });
+    expect(f['speculative.algorithm'].source).toContain('-md without a --spec-type');
     expect(f['speculative.draft_model'].value).toBe('draft.gguf');
+  });
+
+  it.each([
+    ['no build at all', {}, 'the server did not say its build'],
+    ['a build without git metadata', { engine_version: 'b0-unknown' }, 'without git metadata'],
+    ['a build next to the change (b9470)', { engine_version: 'b9470-aaaaaaa' }, 'too close to b9474'],
+  ])('-md without --spec-type on %s: the algorithm stays unknown and says why', (_n, live, why) => {
+    const f = readWith(['-m', 'main.gguf', '-md', 'draft.gguf'], live);
+    expect(f['speculative.algorithm']).toBeUndefined();
+    expect(f['llamacpp.speculation_rule'].value).toContain(why);
+    expect(f['llamacpp.speculation_rule'].value).toContain('b9474 (2026-06-01, commit 5dcb71166, #23988)');
   });
 
   it('no draft model and no --spec-type: algorithm absent, not unknown', () => {
@@ -120,7 +165,15 @@ describe('llama.cpp command line', () => {
   it('ngram types speculate without a draft model; --spec-default means ngram-mod', () => {
     expect(read(['--spec-type', 'ngram-simple'])['speculative.algorithm'].value).toBe('NGRAM-SIMPLE');
     expect(read(['--spec-default'])['speculative.algorithm'].value).toBe('NGRAM-MOD');
-    expect(read(['--spec-type', 'none', '-md', 'd.gguf'])['speculative.algorithm'].value).toBeNull();
+    expect(
+      readWith(['--spec-type', 'none', '-md', 'd.gguf'], { engine_version: 'b10587-3f545becc' })[
+        'speculative.algorithm'
+      ].value,
+    ).toBeNull();
+    // type names before b9146 read as today's
+    expect(read(['--spec-type', 'ngram_simple,draft'])['speculative.algorithm'].value).toBe(
+      'NGRAM-SIMPLE,DRAFT-SIMPLE',
+    );
   });
 
   it('reads LLAMA_ARG_* environment variables when the flag is not given', () => {
@@ -214,6 +267,21 @@ describe('llama.cpp logs (2026 format)', () => {
     expect(
       llamacppAdapter.readLog(log.split('\n').slice(0, 3).join('\n'), 'x.log').facts.engine_version.value,
     ).toBe('b10587-3f545becc');
+  });
+
+  it('reads a log written with --log-prefix but no timestamps (level letter only)', () => {
+    const log = [
+      'I build: 6500 (1a2b3c4d5) with cc (GCC) 13.2.0 for x86_64-linux-gnu',
+      "I srv    load_model: loading model '/m/q.gguf'",
+      'I srv    load_model: initializing slots, n_slots = 2',
+      'I main: server is listening on http://127.0.0.1:8080 - starting the main loop',
+    ].join('\n');
+    const r = llamacppAdapter.readLog(log, 'p.log');
+    expect(r.startMarkerLines).toEqual([1]);
+    expect(r.facts.engine_version.value).toBe('b6500-1a2b3c4d5');
+    expect(r.facts.model.value).toBe('/m/q.gguf');
+    expect(r.facts.max_running_requests.value).toBe(2);
+    expect(r.readyLine).toBe(4);
   });
 
   it('router mode: recognised, ready at listening', () => {

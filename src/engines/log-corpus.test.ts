@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { llamacppAdapter } from './llamacpp.js';
 import { sglangAdapter } from './sglang.js';
 import { tgiAdapter } from './tgi.js';
 import type { EngineAdapter, LogReading } from './types.js';
@@ -15,10 +16,18 @@ interface Case {
   adapter: EngineAdapter;
   /** Normalised or native facts and their values. */
   facts?: Record<string, string | number | boolean | null>;
+  /** Keys a correct reader leaves unknown (a cut value is never read as "" or a guess). */
+  unknown?: string[];
   ready?: number | null;
   /** Line and a fragment of the excerpt of the failed start; null when the start did not fail. */
-  failedStart?: { line: number; contains: string } | null;
-  acceptance?: { neverAccepted: boolean; maxMeanLength: number | null; lines: number } | null;
+  failedStart?: { line: number; contains: string; afterReady?: boolean } | null;
+  acceptance?: {
+    neverAccepted: boolean;
+    maxMeanLength: number | null;
+    lines: number;
+    acceptedTokens?: number | null;
+    draftedTokens?: number | null;
+  } | null;
 }
 
 const CASES: Case[] = [
@@ -114,6 +123,258 @@ const CASES: Case[] = [
     ready: null,
     failedStart: { line: 4, contains: 'Shard 1 failed to start' },
   },
+  // 2025–2026 releases, each written after the engine's own format strings at that release
+  {
+    file: 'vllm-v066-namespace-v0-spec.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.6.6.post1',
+      tp_size: 4,
+      context_length: 16384,
+      dtype: 'bfloat16',
+      max_running_requests: 128,
+      'speculative.draft_model': 'meta-llama/Llama-3.2-1B-Instruct',
+      'speculative.num_steps': 5,
+      'vllm.api_key': '<redacted>',
+    },
+    // V0 names no method for a draft path (EAGLE or Medusa would be told only by the draft's config)
+    unknown: ['speculative.algorithm'],
+    ready: 14,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 2,
+      maxMeanLength: 2.73,
+      acceptedTokens: 4846,
+      draftedTokens: 8200,
+    },
+  },
+  {
+    file: 'vllm-v085-mean-without-bonus.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.8.5',
+      'speculative.algorithm': 'EAGLE',
+      'speculative.draft_model': 'yuhuili/EAGLE-LLaMA3.1-Instruct-8B',
+      'speculative.num_draft_tokens': 3,
+      context_length: 8192,
+      tp_size: 1,
+    },
+    ready: 10,
+    failedStart: null,
+    // v0.8.5 printed 1.34 without the bonus token; its per-position rates (sum 1.336) say so
+    acceptance: {
+      neverAccepted: false,
+      lines: 2,
+      maxMeanLength: 2.34,
+      acceptedTokens: 1267,
+      draftedTokens: 2916,
+    },
+  },
+  {
+    file: 'vllm-v0101-spec-metrics-bonus.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.10.1',
+      'speculative.algorithm': 'EAGLE3',
+      'speculative.num_steps': 4,
+      tp_size: 2,
+      dp_size: 2,
+      max_running_requests: 64,
+      context_length: 32768,
+      'vllm.max_num_batched_tokens': 16384,
+      'vllm.api_key': '<redacted>',
+    },
+    ready: 12,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 2,
+      maxMeanLength: 2.61,
+      acceptedTokens: 2557,
+      draftedTokens: 6480,
+    },
+  },
+  {
+    file: 'vllm-2026-logo-mtp.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.19.1',
+      served_model_name: 'glm-flash',
+      tp_size: 4,
+      context_length: 202752,
+      'speculative.algorithm': 'MTP',
+      'speculative.num_draft_tokens': 1,
+      'vllm.enable_expert_parallel': true,
+    },
+    ready: 15,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 1,
+      maxMeanLength: 1.81,
+      acceptedTokens: 1443,
+      draftedTokens: 1781,
+    },
+  },
+  {
+    file: 'vllm-dp-enginecore-traceback-long-tail.txt',
+    adapter: vllmAdapter,
+    facts: { dp_size: 2, 'speculative.algorithm': null, engine_version: '0.11.0' },
+    ready: null,
+    failedStart: { line: 25, contains: 'cause: torch.AcceleratorError: CUDA error: invalid device ordinal' },
+  },
+  {
+    file: 'vllm-enginecore-fatal-first-decode.txt',
+    adapter: vllmAdapter,
+    facts: { 'speculative.algorithm': 'NGRAM', 'speculative.num_steps': 4, engine_version: '0.13.0' },
+    ready: 8,
+    failedStart: {
+      line: 10,
+      contains: 'EngineCore encountered a fatal error. (cause: IndexError: index 131072',
+      afterReady: true,
+    },
+  },
+  {
+    file: 'vllm-non-default-args-cut-in-spec-config.txt',
+    adapter: vllmAdapter,
+    facts: {
+      tp_size: 4,
+      context_length: 65536,
+      max_running_requests: 256,
+      engine_version: '0.12.0',
+      'vllm.non_default_args_truncated': true,
+    },
+    unknown: ['speculative.algorithm', 'speculative.num_steps'],
+  },
+  {
+    file: 'sglang-046-decode-dot-limits.txt',
+    adapter: sglangAdapter,
+    facts: {
+      'speculative.algorithm': 'EAGLE',
+      'speculative.num_steps': 5,
+      'speculative.topk': 8,
+      'speculative.num_draft_tokens': 64,
+      overlap_schedule: false,
+      'speculative.spec_v2': false,
+      context_length: 131072,
+      max_running_requests: 48,
+      'sglang.max_total_num_tokens': 292160,
+    },
+    ready: 14,
+    failedStart: null,
+    acceptance: { neverAccepted: false, lines: 2, maxMeanLength: 3.52 },
+  },
+  {
+    file: 'sglang-054-decode-iter-died-after-ready.txt',
+    adapter: sglangAdapter,
+    facts: {
+      served_model_name: 'qwen3-moe',
+      tp_size: 2,
+      'speculative.algorithm': 'EAGLE3',
+      'speculative.topk': 1,
+      'speculative.num_draft_tokens': 4,
+      'speculative.spec_v2': false,
+      context_length: 32768,
+      // memory held the scheduler below the flag's 64
+      max_running_requests: 48,
+      'sglang.max_running_requests': 64,
+      'sglang.api_key': '<redacted>',
+    },
+    ready: 13,
+    failedStart: {
+      line: 16,
+      contains:
+        'Scheduler hit an exception: Traceback (most recent call last): (cause: RuntimeError: CUDA error: an illegal memory access',
+      afterReady: true,
+    },
+    acceptance: { neverAccepted: false, lines: 1, maxMeanLength: 2.93 },
+  },
+  {
+    file: 'sglang-server-args-cut-mid-value.txt',
+    adapter: sglangAdapter,
+    facts: { tp_size: 8, quantization: 'fp8', 'sglang.server_args_truncated': true },
+    unknown: ['speculative.algorithm', 'speculative.spec_v2', 'max_running_requests'],
+  },
+  {
+    file: 'tgi-v33-args-pretty-defaults.txt',
+    adapter: tgiAdapter,
+    facts: {
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      tp_size: 2,
+      quantization: 'fp8',
+      'speculative.num_steps': 2,
+      context_length: 8192,
+      'tgi.max_input_tokens': 8191,
+      'tgi.max_batch_prefill_tokens': 8192,
+      'tgi.max_batch_total_tokens': 342144,
+      'tgi.api_key': '<redacted>',
+      'tgi.usage_stats': 'On',
+    },
+    unknown: ['dtype', 'max_running_requests'],
+    ready: 81,
+    failedStart: null,
+  },
+  {
+    file: 'llamacpp-b7205-md-draft-acceptance-rate.txt',
+    adapter: llamacppAdapter,
+    facts: {
+      engine_version: 'b7205-ab49f094d',
+      model: '/models/Qwen2.5-7B-Instruct-Q4_K_M.gguf',
+      'speculative.draft_model': '/models/Qwen2.5-0.5B-Instruct-Q8_0.gguf',
+      max_running_requests: 4,
+      context_length: 4096,
+      'llamacpp.n_ctx': 16384,
+      'llamacpp.log_draft_requests': 2,
+    },
+    // this build's log does not say which speculative types run: the command line and build do
+    unknown: ['speculative.algorithm'],
+    ready: 22,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 2,
+      maxMeanLength: null,
+      acceptedTokens: 94,
+      draftedTokens: 136,
+    },
+  },
+  {
+    file: 'llamacpp-b9232-auto-draft-statistics.txt',
+    adapter: llamacppAdapter,
+    facts: {
+      'speculative.algorithm': 'DRAFT-SIMPLE',
+      'speculative.draft_model': '/models/gemma-3-1b-it-Q4_K_M.gguf',
+      max_running_requests: 4,
+      context_length: 32768,
+      'llamacpp.log_spec_stats.draft-simple.accepted_tokens': 190,
+      'llamacpp.log_spec_stats.draft-simple.generated_tokens': 287,
+    },
+    unknown: ['engine_version'],
+    ready: 14,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 2,
+      maxMeanLength: null,
+      acceptedTokens: 190,
+      draftedTokens: 287,
+    },
+  },
+  {
+    file: 'llamacpp-b10573-draft-batch-failed.txt',
+    adapter: llamacppAdapter,
+    facts: { max_running_requests: 2, context_length: 8192 },
+    ready: 6,
+    failedStart: { line: 16, contains: 'failed to decode draft batch, ret = -3', afterReady: true },
+    acceptance: {
+      neverAccepted: false,
+      lines: 1,
+      maxMeanLength: 2.75,
+      acceptedTokens: 147,
+      draftedTokens: 252,
+    },
+  },
 ];
 
 describe('log format corpus', () => {
@@ -122,14 +383,21 @@ describe('log format corpus', () => {
     for (const [key, value] of Object.entries(c.facts ?? {})) {
       expect({ key, value: r.facts[key]?.value }).toEqual({ key, value });
     }
+    for (const key of c.unknown ?? []) expect({ key, fact: r.facts[key] }).toEqual({ key, fact: undefined });
     if (c.ready !== undefined) expect(r.readyLine).toBe(c.ready);
     if (c.failedStart === null) expect(r.failedStart ?? null).toBeNull();
     else if (c.failedStart) {
       expect(r.failedStart?.line).toBe(c.failedStart.line);
       expect(r.failedStart?.excerpt).toContain(c.failedStart.contains);
+      expect(r.failedStart?.afterReady ?? false).toBe(c.failedStart.afterReady ?? false);
     }
     if (c.acceptance === null) expect(r.acceptance ?? null).toBeNull();
-    else if (c.acceptance) expect(r.acceptance).toMatchObject(c.acceptance);
+    else if (c.acceptance) {
+      const { maxMeanLength, ...rest } = c.acceptance;
+      expect(r.acceptance).toMatchObject(rest);
+      if (maxMeanLength === null) expect(r.acceptance?.maxMeanLength).toBeNull();
+      else expect(r.acceptance?.maxMeanLength).toBeCloseTo(maxMeanLength, 2);
+    }
   });
 
   it('reads the same facts from an ANSI-coloured copy of a wrapped log', () => {
@@ -149,5 +417,26 @@ describe('hostile log input', () => {
     for (const adapter of [vllmAdapter, sglangAdapter, tgiAdapter]) {
       expect(() => adapter.readLog(text, 'x.log')).not.toThrow();
     }
+  });
+});
+
+describe('a log pasted with its last line cut mid-value', () => {
+  it.each([
+    [
+      sglangAdapter,
+      '[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 1, #token: 90, token usage: 0.00, accept len: 2',
+    ],
+    [vllmAdapter, 'INFO 01-01 00:00:00 [metrics.py:1] SpecDecoding metrics: Mean acceptance length: 2.3'],
+    [
+      vllmAdapter,
+      'INFO 01-01 00:00:00 [metrics.py:1] SpecDecoding metrics: Draft acceptance rate: 42.3%, Mean acceptance length: 1.27, Accepted: 609 tokens, Drafted: 1440 tokens, Per-position acceptance rate: 0.667, 0.3',
+    ],
+    [
+      llamacppAdapter,
+      'slot print_timing: id  0 | task 0 | draft acceptance = 0.58 (  147 accepted /   252 generated), mean len =  2.7',
+    ],
+  ])('does not read a cut mean acceptance length (%#)', (adapter, text) => {
+    const r = adapter.readLog(text, 'cut.log');
+    expect(r.acceptance?.maxMeanLength ?? null).toBeNull();
   });
 });

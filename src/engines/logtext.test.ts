@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  findCrashes,
-  findFailedStart,
-  lineTimestamp,
-  logicalLines,
-  logReadingFromStarts,
-  startIndices,
-  startRegionFirst,
-  stripAnsi,
-} from './logtext.js';
+import { findCrashes, findFailedStart } from './log-crashes.js';
+import { logReadingFromStarts, startIndices, startRegionFirst } from './log-reading.js';
+import { lineTimestamp, logicalLines, stripAnsi } from './logtext.js';
 
 describe('stripAnsi', () => {
   it('removes colour and cursor sequences', () => {
@@ -141,7 +134,7 @@ describe('findFailedStart', () => {
   const lines = (t: string[]) => logicalLines(t.join('\n'));
   const tb = ['Traceback (most recent call last):', '  File "x.py", line 1, in f', 'ValueError: bad draft'];
   it('takes a traceback the log ends on as a dead start, but not one the start went on past', () => {
-    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), [], () => false)).toEqual({
+    expect(findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb]), {}, () => false)).toEqual({
       line: 2,
       excerpt: 'ValueError: bad draft',
     });
@@ -149,13 +142,44 @@ describe('findFailedStart', () => {
       ...tb,
       ...Array.from({ length: 10 }, (_, i) => `INFO 01-01 00:00:0${i % 10} [a] loading ${i}`),
     ];
-    expect(findFailedStart(lines(goesOn), [], () => false)).toBeNull();
+    expect(findFailedStart(lines(goesOn), {}, () => false)).toBeNull();
+  });
+
+  it('takes a traceback the start never got past, however much shutdown noise follows it', () => {
+    const noise = [
+      '(APIServer pid=5) INFO 01-01 00:00:09 [core.py:1] Received shutdown signal, shutting down engine core.',
+      '/usr/lib/python3.12/multiprocessing/resource_tracker.py:279: UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown',
+      "  warnings.warn('resource_tracker: There appear to be %d '",
+      '(EngineCore_DP0 pid=6) ERROR 01-01 00:00:10 [core.py:2] Process group destroyed while waiting.',
+      '(EngineCore_DP0 pid=6) WARNING 01-01 00:00:10 [core.py:3] still waiting',
+      '(EngineCore_DP0 pid=6) INFO 01-01 00:00:10 [core.py:4] Engine core proc EngineCore_DP0 exiting.',
+      '[rank0]:[W101 00:00:10.1 ProcessGroupNCCL.cpp:1479] Warning: destroy_process_group() was not called',
+      '',
+    ];
+    const dead = findFailedStart(lines(['INFO 01-01 00:00:00 [a] start', ...tb, ...noise]), {}, () => false);
+    expect(dead).toEqual({ line: 2, excerpt: 'ValueError: bad draft' });
+  });
+
+  it('ends the start at an engine fatal line after the ready line, but not at a request error', () => {
+    const fatal = { fatal: [/EngineCore encountered a fatal error/] };
+    const after = [
+      'ready',
+      'ERROR request 1 failed: bad json',
+      'ERROR EngineCore encountered a fatal error.',
+      ...tb,
+    ];
+    expect(findFailedStart(lines(after), fatal, (x) => x === 'ready')).toEqual({
+      line: 3,
+      excerpt: 'ERROR EngineCore encountered a fatal error. (cause: ValueError: bad draft)',
+      afterReady: true,
+    });
+    expect(findFailedStart(lines(after.slice(0, 2)), fatal, (x) => x === 'ready')).toBeNull();
   });
 
   it('ignores failures after the ready line (those are crashes, not a failed start)', () => {
     const t = ['ready', 'torch.OutOfMemoryError: CUDA out of memory.'];
-    expect(findFailedStart(lines(t), [], (x) => x === 'ready')).toBeNull();
-    expect(findFailedStart(lines(t.slice(1)), [], (x) => x === 'ready')?.line).toBe(1);
+    expect(findFailedStart(lines(t), {}, (x) => x === 'ready')).toBeNull();
+    expect(findFailedStart(lines(t.slice(1)), {}, (x) => x === 'ready')?.line).toBe(1);
   });
 });
 

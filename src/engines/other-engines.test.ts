@@ -3,7 +3,8 @@ import { createTargetHttp } from '../client/target-http.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 import { llamacppAdapter } from './llamacpp.js';
 import { openaiAdapter } from './openai.js';
-import { parseRustDebugStruct, tgiAdapter } from './tgi.js';
+import { tgiAdapter } from './tgi.js';
+import { parseRustDebugStruct } from './tgi-log.js';
 
 const base = {
   model: 'm',

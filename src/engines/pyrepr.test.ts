@@ -57,6 +57,32 @@ describe('parsePyKwargs', () => {
     expect(r.complete).toBe(false);
     expect(r.value.model_path).toBe('/models/x');
     expect(r.value.tp_size).toBe(8);
+    // the value being cut is not read as "EAG" (or ""): the field stays unknown
+    expect(r.value).not.toHaveProperty('speculative_algorithm');
+  });
+
+  it('never keeps a value the text ends inside: a string, a number or a word that may go on', () => {
+    for (const cut of ["a=1, b='", "a=1, b='EAGLE", 'a=1, b=1', 'a=1, b=Tru', 'a=1, b=<Load']) {
+      const r = parsePyKwargs(cut, 0, ')');
+      expect({ cut, complete: r.complete, value: r.value }).toEqual({
+        cut,
+        complete: false,
+        value: { a: 1 },
+      });
+    }
+    // a line that ends by itself (vLLM's engine-config line) keeps its last value
+    expect(parsePyKwargs('a=1, b=16').value).toEqual({ a: 1, b: 16 });
+  });
+
+  it('keeps the complete fields of a dict or call the text ends inside, not the cut one', () => {
+    const dict = parsePyValue(
+      "{'model': 'm', 'speculative_config': {'method': 'eagle3', 'num_speculative_tokens': 3",
+    );
+    expect(dict.complete).toBe(false);
+    expect(dict.value).toEqual({ model: 'm', speculative_config: { method: 'eagle3' } });
+    const call = parsePyKwargs("speculative_config=SpeculativeConfig(method='eag", 0, ')');
+    expect(call.value).toEqual({ speculative_config: { __call__: 'SpeculativeConfig' } });
+    expect(parsePyValue("['a', 'b").value).toEqual(['a']);
   });
 
   it('reads a bare kwargs line that ends at the end of text', () => {

@@ -1,6 +1,10 @@
 // A small, tolerant parser for Python repr text as engines print it in their logs
 // (`server_args=ServerArgs(...)`, vLLM `non-default args: {...}`, `... with config: a=1, b='x'`).
 // It never throws: truncated or unfamiliar input yields what was parsed so far plus `complete: false`.
+// A value the text ends inside (`'EAG`, `1` of `16`, `{'method': 'eagle3'`) is never kept as if it
+// were whole: the field it belongs to is left out, so a reader sees it as unknown.
+
+import { atSeparator, Cursor, readAngle, readNumber, readOpaque, readString } from './pyrepr-scalars.js';
 
 export type PyValue = null | boolean | number | string | PyValue[] | PyObject;
 /** A dict, or a call such as `Foo(a=1)` (then `__call__` holds the callee name and `__args__` positional args). */
@@ -14,28 +18,6 @@ export interface PyParse<T> {
   complete: boolean;
   /** Index just after the parsed text. */
   end: number;
-}
-
-class Cursor {
-  pos: number;
-  truncated = false;
-  /** Nesting depth of the value being read (bounded, so hostile input cannot exhaust the stack). */
-  depth = 0;
-  constructor(
-    readonly s: string,
-    start: number,
-  ) {
-    this.pos = start;
-  }
-  skipWs(): void {
-    while (this.pos < this.s.length && /\s/.test(this.s[this.pos])) this.pos++;
-  }
-  peek(): string {
-    return this.s[this.pos] ?? '';
-  }
-  atEnd(): boolean {
-    return this.pos >= this.s.length;
-  }
 }
 
 const CLOSERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
@@ -76,6 +58,25 @@ function readValue(c: Cursor): PyValue | undefined {
   }
 }
 
+/**
+ * Reads a value inside a container: undefined when the text ends inside it (a quoted string left open,
+ * or an unquoted word or number the text stops on, which may be the start of a longer one), so the
+ * caller drops the field. A container the text ends inside keeps its complete fields.
+ */
+function readWholeValue(c: Cursor, endMayCloseIt: boolean): PyValue | undefined {
+  c.skipWs();
+  const start = c.pos;
+  const quoted = /['"<]/.test(c.peek()) || /^[bBrRuUfF]['"]/.test(c.s.slice(start, start + 2));
+  const v = readValue(c);
+  const structured = v !== null && typeof v === 'object';
+  if (c.truncated) return structured ? v : undefined;
+  if (!structured && !quoted && c.atEnd() && !endMayCloseIt) {
+    c.truncated = true;
+    return undefined;
+  }
+  return v;
+}
+
 function readValueAtDepth(c: Cursor): PyValue | undefined {
   c.skipWs();
   if (c.atEnd()) {
@@ -103,67 +104,13 @@ function readValueAtDepth(c: Cursor): PyValue | undefined {
   return readOpaque(c);
 }
 
-function readString(c: Cursor): string {
-  const quote = c.s[c.pos];
-  const triple = c.s.startsWith(quote.repeat(3), c.pos);
-  c.pos += triple ? 3 : 1;
-  let out = '';
-  while (!c.atEnd()) {
-    const ch = c.s[c.pos];
-    if (triple ? c.s.startsWith(quote.repeat(3), c.pos) : ch === quote) {
-      c.pos += triple ? 3 : 1;
-      return out;
-    }
-    if (ch === '\\') {
-      const next = c.s[c.pos + 1];
-      if (next === undefined) break;
-      c.pos += 2;
-      switch (next) {
-        case 'n':
-          out += '\n';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case '0':
-          out += '\0';
-          break;
-        case 'x': {
-          out += String.fromCharCode(Number.parseInt(c.s.slice(c.pos, c.pos + 2), 16) || 0);
-          c.pos += 2;
-          break;
-        }
-        case 'u': {
-          out += String.fromCharCode(Number.parseInt(c.s.slice(c.pos, c.pos + 4), 16) || 0);
-          c.pos += 4;
-          break;
-        }
-        default:
-          out += next;
-      }
-      continue;
-    }
-    out += ch;
-    c.pos++;
-  }
-  c.truncated = true;
-  return out;
-}
-
-function readNumber(c: Cursor): number | undefined {
-  const m = /^[-+]?(?:\d[\d_]*\.?[\d_]*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf\b|nan\b)/.exec(
-    c.s.slice(c.pos, c.pos + 64),
-  );
-  if (!m) return undefined;
-  c.pos += m[0].length;
-  const t = m[0].replace(/_/g, '');
-  if (/inf$/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
-  if (/nan$/.test(t)) return Number.NaN;
-  return Number(t);
-}
+const NAMED_CONSTANTS: Record<string, PyValue> = {
+  None: null,
+  True: true,
+  False: false,
+  inf: Infinity,
+  nan: Number.NaN,
+};
 
 function readNameOrCall(c: Cursor): PyValue {
   const m = /^[A-Za-z_][\w.]*/.exec(c.s.slice(c.pos, c.pos + 200))!;
@@ -179,20 +126,8 @@ function readNameOrCall(c: Cursor): PyValue {
     readArgList(c, obj, ')');
     return obj;
   }
-  switch (name) {
-    case 'None':
-      return null;
-    case 'True':
-      return true;
-    case 'False':
-      return false;
-    case 'inf':
-      return Infinity;
-    case 'nan':
-      return Number.NaN;
-    default:
-      return name; // enum members, dtype names (torch.bfloat16), etc.
-  }
+  // enum members, dtype names (torch.bfloat16), etc. stay text
+  return name in NAMED_CONSTANTS ? NAMED_CONSTANTS[name] : name;
 }
 
 /** Reads `a, b=1, ...` until `closer` (consumed) or end of text (truncated when a closer was expected). */
@@ -214,17 +149,15 @@ function readArgList(c: Cursor, out: PyObject, closer: string | null): void {
       continue;
     }
     const kw = /^([A-Za-z_]\w*)\s*=(?!=)/.exec(c.s.slice(c.pos, c.pos + 200));
-    if (kw) {
-      c.pos += kw[0].length;
-      const v = readValue(c);
-      if (v !== undefined) out[kw[1]] = v;
-    } else {
-      const before = c.pos;
-      const v = readValue(c);
-      if (v !== undefined) positional.push(v);
-      if (c.pos === before) c.pos++; // never loop on an unparseable character
+    const before = c.pos;
+    if (kw) c.pos += kw[0].length;
+    const v = readWholeValue(c, closer === null);
+    if (v !== undefined) {
+      if (kw) out[kw[1]] = v;
+      else positional.push(v);
     }
     if (c.truncated) break;
+    if (c.pos === before) c.pos++; // never loop on an unparseable character
   }
   if (positional.length > 0) out.__args__ = positional;
 }
@@ -254,10 +187,24 @@ function readSequence(c: Cursor): PyValue[] {
       return items;
     }
     const before = c.pos;
-    const v = readValue(c);
+    const v = readWholeValue(c, false);
     if (v !== undefined) items.push(v);
     if (c.truncated) return items;
     if (c.pos === before) c.pos++;
+  }
+}
+
+/** One `key: value` (or set item) of a dict body; a key or value the text ends inside is left out. */
+function readDictEntry(c: Cursor, obj: PyObject, setItems: PyValue[]): void {
+  const key = readWholeValue(c, false);
+  if (c.truncated) return;
+  c.skipWs();
+  if (c.peek() === ':') {
+    c.pos++;
+    const v = readWholeValue(c, false);
+    if (key !== undefined && v !== undefined) obj[keyString(key)] = v;
+  } else if (key !== undefined) {
+    setItems.push(key);
   }
 }
 
@@ -285,17 +232,8 @@ function readDictOrSet(c: Cursor): PyValue {
       break;
     }
     const before = c.pos;
-    const key = readValue(c);
+    readDictEntry(c, obj, setItems);
     if (c.truncated) break;
-    c.skipWs();
-    if (c.peek() === ':') {
-      c.pos++;
-      const v = readValue(c);
-      if (key !== undefined && v !== undefined) obj[keyString(key)] = v;
-      if (c.truncated) break;
-    } else if (key !== undefined) {
-      setItems.push(key);
-    }
     if (c.pos === before) c.pos++;
   }
   return setItems.length > 0 && Object.keys(obj).length === 0 ? setItems : obj;
@@ -303,32 +241,4 @@ function readDictOrSet(c: Cursor): PyValue {
 
 function keyString(k: PyValue): string {
   return typeof k === 'string' ? k : JSON.stringify(k);
-}
-
-/** `<SomeEnum.X: 1>` style reprs become their text. */
-function readAngle(c: Cursor): string {
-  const close = c.s.indexOf('>', c.pos);
-  if (close < 0) {
-    c.truncated = true;
-    const t = c.s.slice(c.pos);
-    c.pos = c.s.length;
-    return t;
-  }
-  const t = c.s.slice(c.pos, close + 1);
-  c.pos = close + 1;
-  return t;
-}
-
-/** True when `at` is at a value boundary: end, whitespace, a comma, a closer, or `: ` (dict key). */
-function atSeparator(c: Cursor, at = c.pos): boolean {
-  const ch = c.s[at];
-  return ch === undefined || /[\s,)\]}]/.test(ch) || (ch === ':' && /\s/.test(c.s[at + 1] ?? ' '));
-}
-
-/** An unquoted token up to the next separator (`,`, a closer, whitespace, or `: `). */
-function readOpaque(c: Cursor): string {
-  const m = /^(?:[^,)\]}\s:]|:(?!\s))+/.exec(c.s.slice(c.pos));
-  const t = m ? m[0] : c.s[c.pos];
-  c.pos += t.length;
-  return t;
 }

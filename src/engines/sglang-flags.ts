@@ -1,387 +1,138 @@
-// The long option names SGLang's server command line accepts (argparse destinations, underscores), read
-// from python/sglang/srt/server_args.py (ServerArgs and its add_argument calls). argparse accepts any
-// unique prefix of these (`--tensor-parallel 2`), so reading a command line needs the full list to expand
-// an abbreviation only when argparse itself would have.
+// The long option names SGLang's server command line accepts (argparse destinations, underscores): the
+// union over releases 0.4.3 (2025-02) to main of 2026-07, read from python/sglang/srt/server_args.py
+// (ServerArgs and its add_argument calls). argparse accepts any unique prefix of these (`--tensor-parallel
+// 2`), so reading a command line needs the names to expand an abbreviation only when argparse would have;
+// a name of any release kept here only makes an abbreviation look ambiguous, never expands it wrongly.
 
-export const SGLANG_FLAGS: ReadonlySet<string> = new Set([
-  'abort_on_priority_when_disabled',
-  'admin_api_key',
-  'allow_auto_truncate',
-  'api_key',
-  'attention_backend',
-  'attention_context_parallel_size',
-  'attn_cp_size',
-  'base_gpu_id',
-  'batch_notify_size',
-  'bucket_e2e_request_latency',
-  'bucket_inter_token_latency',
-  'bucket_time_to_first_token',
-  'chat_template',
-  'checkpoint_engine_wait_weights_before_ready',
-  'chunked_prefill_size',
-  'collect_tokens_histogram',
-  'completion_template',
-  'config',
-  'constrained_json_disable_any_whitespace',
-  'constrained_json_whitespace_pattern',
-  'context_length',
-  'cpu_offload_gb',
-  'crash_dump_folder',
-  'cuda_graph_bs',
-  'cuda_graph_max_bs',
-  'custom_sigquit_handler',
-  'custom_weight_loader',
-  'data_parallel_size',
-  'debug_cuda_graph',
-  'debug_tensor_dump_inject',
-  'debug_tensor_dump_input_file',
-  'debug_tensor_dump_layers',
-  'debug_tensor_dump_output_folder',
-  'decode_attention_backend',
-  'decode_log_interval',
-  'decrypted_config_file',
-  'decrypted_draft_config_file',
-  'deepep_config',
-  'deepep_mode',
-  'default_priority_value',
-  'delete_ckpt_after_loading',
-  'device',
-  'disable_chunked_prefix_cache',
-  'disable_cuda_graph',
-  'disable_cuda_graph_padding',
-  'disable_custom_all_reduce',
-  'disable_fast_image_processor',
-  'disable_flashinfer_autotune',
-  'disable_flashinfer_cutlass_moe_fp4_allgather',
-  'disable_hybrid_swa_memory',
-  'disable_outlines_disk_cache',
-  'disable_overlap_schedule',
-  'disable_piecewise_cuda_graph',
-  'disable_priority_preemption',
-  'disable_radix_cache',
-  'disable_shared_experts_fusion',
-  'disable_tokenizer_batch_decode',
-  'disaggregation_bootstrap_port',
-  'disaggregation_decode_enable_offload_kvcache',
-  'disaggregation_decode_polling_interval',
-  'disaggregation_ib_device',
-  'disaggregation_mode',
-  'disaggregation_transfer_backend',
-  'dist_init_addr',
-  'dist_timeout',
-  'dllm_algorithm',
-  'dllm_algorithm_config',
-  'download_dir',
-  'dp_size',
-  'dtype',
-  'dynamic_batch_tokenizer_batch_size',
-  'dynamic_batch_tokenizer_batch_timeout',
-  'elastic_ep_backend',
-  'enable_adaptive_dispatch_to_encoder',
-  'enable_aiter_allreduce_fusion',
-  'enable_attn_tp_input_scattered',
-  'enable_breakable_cuda_graph',
-  'enable_broadcast_mm_inputs_process',
-  'enable_cache_report',
-  'enable_cudagraph_gc',
-  'enable_custom_logit_processor',
-  'enable_deterministic_inference',
-  'enable_dp_attention',
-  'enable_dp_attention_local_control_broadcast',
-  'enable_dp_lm_head',
-  'enable_draft_weights_cpu_backup',
-  'enable_dynamic_batch_tokenizer',
-  'enable_dynamic_chunking',
-  'enable_elastic_expert_backup',
-  'enable_eplb',
-  'enable_expert_distribution_metrics',
-  'enable_flashinfer_allreduce_fusion',
-  'enable_fp32_lm_head',
-  'enable_fused_moe_sum_all_reduce',
-  'enable_fused_qk_norm_rope',
-  'enable_hierarchical_cache',
-  'enable_hisparse',
-  'enable_http2',
-  'enable_layerwise_nvtx_marker',
-  'enable_lmcache',
-  'enable_lora',
-  'enable_lora_overlap_loading',
-  'enable_memory_saver',
-  'enable_metrics',
-  'enable_metrics_for_all_schedulers',
-  'enable_mfu_metrics',
-  'enable_mis',
-  'enable_mixed_chunk',
-  'enable_mm_global_cache',
-  'enable_mscclpp',
-  'enable_multi_layer_eagle',
-  'enable_multimodal',
-  'enable_nan_detection',
-  'enable_nccl_nvls',
-  'enable_nsa_prefill_context_parallel',
-  'enable_p2p_check',
-  'enable_pdmux',
-  'enable_piecewise_cuda_graph',
-  'enable_precise_embedding_interpolation',
-  'enable_prefill_context_parallel',
-  'enable_prefill_delayer',
-  'enable_prefix_mm_cache',
-  'enable_priority_scheduling',
-  'enable_profile_cuda_graph',
-  'enable_request_time_stats_logging',
-  'enable_return_hidden_states',
-  'enable_return_routed_experts',
-  'enable_single_batch_overlap',
-  'enable_ssl_refresh',
-  'enable_streaming_session',
-  'enable_symm_mem',
-  'enable_tokenizer_batch_encode',
-  'enable_torch_compile',
-  'enable_torch_compile_debug_mode',
-  'enable_torch_symm_mem',
-  'enable_trace',
-  'enable_two_batch_overlap',
-  'enable_weights_cpu_backup',
-  'encoder_only',
-  'encoder_transfer_backend',
-  'encoder_urls',
-  'enforce_disable_flashinfer_allreduce_fusion',
-  'enforce_piecewise_cuda_graph',
-  'enforce_shared_experts_fusion',
-  'engine_info_bootstrap_port',
-  'ep',
-  'ep_dispatch_algorithm',
-  'ep_num_redundant_experts',
-  'ep_size',
-  'eplb_algorithm',
-  'eplb_min_rebalancing_utilization_threshold',
-  'eplb_rebalance_layers_per_chunk',
-  'eplb_rebalance_num_iterations',
-  'expert_distribution_recorder_buffer_size',
-  'expert_distribution_recorder_mode',
-  'expert_parallel_size',
-  'experts_shared_outer_loras',
-  'export_metrics_to_file',
-  'export_metrics_to_file_dir',
-  'extra_metric_labels',
-  'fastapi_root_path',
-  'file_storage_path',
-  'flashinfer_mla_disable_ragged',
-  'flashinfer_mxfp4_moe_precision',
-  'forward_hooks',
-  'fp4_gemm_backend',
-  'fp4_gemm_runner_backend',
-  'fp8_gemm_backend',
-  'fp8_gemm_runner_backend',
-  'gc_threshold',
-  'gc_warning_threshold_secs',
-  'generation_tokens_buckets',
-  'gpu_id_step',
-  'grammar_backend',
-  'grpc_http_sidecar_port',
-  'grpc_mode',
-  'hf_chat_template_name',
-  'hicache_io_backend',
-  'hicache_mem_layout',
-  'hicache_ratio',
-  'hicache_size',
-  'hicache_storage_backend',
-  'hicache_storage_backend_extra_config',
-  'hicache_storage_prefetch_policy',
-  'hicache_write_policy',
-  'hisparse_config',
-  'host',
-  'hybrid_kvcache_ratio',
-  'incremental_streaming_output',
-  'init_expert_location',
-  'is_embedding',
-  'json_model_override_args',
-  'keep_mm_feature_on_device',
-  'kt_cpuinfer',
-  'kt_max_deferred_experts_per_token',
-  'kt_method',
-  'kt_num_gpu_experts',
-  'kt_threadpool_count',
-  'kt_weight_path',
-  'kv_cache_dtype',
-  'kv_events_config',
-  'language_only',
-  'limit_mm_data_per_request',
-  'linear_attn_backend',
-  'linear_attn_decode_backend',
-  'linear_attn_prefill_backend',
-  'load_balance_method',
-  'load_format',
-  'log_level',
-  'log_level_http',
-  'log_requests',
-  'log_requests_format',
-  'log_requests_level',
-  'log_requests_target',
-  'lora_backend',
-  'lora_eviction_policy',
-  'lora_paths',
-  'lora_strict_loading',
-  'lora_target_modules',
-  'lora_use_virtual_experts',
-  'mamba_backend',
-  'mamba_full_memory_ratio',
-  'mamba_scheduler_strategy',
-  'mamba_ssm_dtype',
-  'mamba_track_interval',
-  'max_loaded_loras',
-  'max_lora_chunk_size',
-  'max_lora_rank',
-  'max_loras_per_batch',
-  'max_mamba_cache_size',
-  'max_prefill_tokens',
-  'max_queued_requests',
-  'max_running_requests',
-  'max_total_tokens',
-  'mem_fraction_static',
-  'mm_attention_backend',
-  'mm_enable_dp_encoder',
-  'mm_process_config',
-  'model',
-  'model_checksum',
-  'model_impl',
-  'model_loader_extra_config',
-  'model_path',
-  'modelexpress_config',
-  'modelopt_checkpoint_restore_path',
-  'modelopt_checkpoint_save_path',
-  'modelopt_export_path',
-  'modelopt_quant',
-  'moe_a2a_backend',
-  'moe_data_parallel_size',
-  'moe_dense_tp_size',
-  'moe_dp_size',
-  'moe_runner_backend',
-  'mooncake_ib_device',
-  'nccl_init_addr',
-  'nccl_port',
-  'nnodes',
-  'node_rank',
-  'nsa_decode_backend',
-  'nsa_prefill_backend',
-  'nsa_prefill_cp_mode',
-  'num_continuous_decode_steps',
-  'num_reserved_decode_tokens',
-  'numa_node',
-  'offload_group_size',
-  'offload_mode',
-  'offload_num_in_group',
-  'offload_prefetch_step',
-  'otlp_traces_endpoint',
-  'page_size',
-  'pdmux_config_path',
-  'piecewise_cuda_graph_compiler',
-  'piecewise_cuda_graph_max_tokens',
-  'piecewise_cuda_graph_tokens',
-  'pipeline_parallel_size',
-  'port',
-  'pp_async_batch_depth',
-  'pp_max_micro_batch_size',
-  'pp_size',
-  'pre_warm_nccl',
-  'preferred_sampling_params',
-  'prefill_attention_backend',
-  'prefill_cp_mode',
-  'prefill_delayer_forward_passes_buckets',
-  'prefill_delayer_max_delay_passes',
-  'prefill_delayer_token_usage_low_watermark',
-  'prefill_delayer_wait_seconds_buckets',
-  'prefill_max_requests',
-  'prefill_round_robin_balance',
-  'priority_scheduling_preemption_threshold',
-  'prompt_tokens_buckets',
-  'quantization',
-  'quantization_param_path',
-  'quantize_and_serve',
-  'radix_eviction_policy',
-  'random_seed',
-  'reasoning_parser',
-  'record_nolora_graph',
-  'remote_instance_weight_loader_backend',
-  'remote_instance_weight_loader_seed_instance_ip',
-  'remote_instance_weight_loader_seed_instance_service_port',
-  'remote_instance_weight_loader_send_weights_group_ports',
-  'remote_instance_weight_loader_start_seed_via_transfer_engine',
-  'revision',
-  'rl_on_policy_target',
-  'rl_quant_profile',
-  'sampling_backend',
-  'sampling_defaults',
-  'schedule_conservativeness',
-  'schedule_low_priority_values_first',
-  'schedule_policy',
-  'scheduler_recv_interval',
-  'served_model_name',
-  'show_time_cost',
-  'skip_server_warmup',
-  'skip_tokenizer_init',
-  'sleep_on_idle',
-  'sm_group_num',
-  'soft_watchdog_timeout',
-  'speculative_accept_threshold_acc',
-  'speculative_accept_threshold_single',
-  'speculative_adaptive',
-  'speculative_adaptive_config',
-  'speculative_algorithm',
-  'speculative_attention_mode',
-  'speculative_dflash_block_size',
-  'speculative_dflash_draft_window_size',
-  'speculative_draft_attention_backend',
-  'speculative_draft_load_format',
-  'speculative_draft_model',
-  'speculative_draft_model_path',
-  'speculative_draft_model_quantization',
-  'speculative_draft_model_revision',
-  'speculative_eagle_topk',
-  'speculative_moe_a2a_backend',
-  'speculative_moe_runner_backend',
-  'speculative_ngram_capacity',
-  'speculative_ngram_external_corpus_max_tokens',
-  'speculative_ngram_external_corpus_path',
-  'speculative_ngram_external_sam_budget',
-  'speculative_ngram_match_type',
-  'speculative_ngram_max_bfs_breadth',
-  'speculative_ngram_max_trie_depth',
-  'speculative_ngram_min_bfs_breadth',
-  'speculative_num_draft_tokens',
-  'speculative_num_steps',
-  'speculative_token_map',
-  'ssl_ca_certs',
-  'ssl_certfile',
-  'ssl_keyfile',
-  'ssl_keyfile_password',
-  'stream_interval',
-  'stream_output',
-  'stream_response_default_include_usage',
-  'strip_thinking_cache',
-  'swa_full_tokens_ratio',
-  'tbo_token_distribution_threshold',
-  'tensor_parallel_size',
-  'tokenizer_metrics_allowed_custom_labels',
-  'tokenizer_metrics_custom_labels_header',
-  'tokenizer_mode',
-  'tokenizer_path',
-  'tokenizer_worker_num',
-  'tool_call_parser',
-  'tool_server',
-  'torch_compile_max_bs',
-  'torchao_config',
-  'tp_size',
-  'triton_attention_num_kv_splits',
-  'triton_attention_reduce_in_fp32',
-  'triton_attention_split_tile_size',
-  'trust_remote_code',
-  'use_ray',
-  'uvicorn_access_log_exclude_prefixes',
-  'warmups',
-  'watchdog_timeout',
-  'weight_loader_disable_mmap',
-  'weight_loader_prefetch_checkpoints',
-  'weight_loader_prefetch_num_threads',
-  'weight_version',
-]);
+export const SGLANG_FLAGS: ReadonlySet<string> = new Set(
+  `
+  abort_on_priority_when_disabled admin_api_key allow_auto_truncate api_key asr_max_buffer_seconds
+  asr_max_concurrent_sessions attention_backend attention_context_parallel_size attn_cp_size base_gpu_id
+  batch_notify_size bf16_gemm_backend bucket_e2e_request_latency bucket_inter_token_latency
+  bucket_time_to_first_token chat_template checkpoint_engine_wait_weights_before_ready
+  chunked_prefill_size collect_tokens_histogram completion_template config
+  constrained_json_disable_any_whitespace constrained_json_whitespace_pattern context_length cp_strategy
+  cpu_offload_gb crash_dump_folder cuda_graph_backend_decode cuda_graph_backend_prefill cuda_graph_bs
+  cuda_graph_bs_decode cuda_graph_bs_prefill cuda_graph_config cuda_graph_max_bs cuda_graph_max_bs_decode
+  cuda_graph_max_bs_prefill cuda_graph_tc_compiler custom_sigquit_handler custom_weight_loader
+  data_parallel_size dcp_size debug_cuda_graph debug_tensor_dump_inject debug_tensor_dump_input_file
+  debug_tensor_dump_layers debug_tensor_dump_output_folder debug_tensor_dump_prefill_only
+  decode_attention_backend decode_log_interval decoupled_spec_bind_endpoint
+  decoupled_spec_connect_endpoints decoupled_spec_rank decoupled_spec_role decrypted_config_file
+  decrypted_draft_config_file deepep_config deepep_dispatcher_output_dtype deepep_mode
+  default_chat_template_kwargs default_priority_value delete_ckpt_after_loading detokenizer_worker_num
+  device disable_attn_tp_gather disable_chunked_prefix_cache disable_cuda_graph disable_cuda_graph_padding
+  disable_custom_all_reduce disable_decode_cuda_graph disable_fast_image_processor
+  disable_flashinfer_autotune disable_flashinfer_cutlass_moe_fp4_allgather disable_hicache_numa_detect
+  disable_hybrid_swa_memory disable_jump_forward disable_mla disable_outlines_disk_cache
+  disable_overlap_cg_plan disable_overlap_schedule disable_piecewise_cuda_graph disable_prefill_cuda_graph
+  disable_priority_preemption disable_radix_cache disable_shared_experts_fusion
+  disable_tokenizer_batch_decode disaggregation_bootstrap_port disaggregation_decode_dp
+  disaggregation_decode_enable_offload_kvcache disaggregation_decode_polling_interval
+  disaggregation_decode_tp disaggregation_ib_device disaggregation_mode disaggregation_prefill_pp
+  disaggregation_transfer_backend dist_init_addr dist_timeout dllm_algorithm dllm_algorithm_config
+  dllm_block_size download_dir dp_size ds_channel_config_path ds_heavy_channel_num ds_heavy_channel_type
+  ds_heavy_token_num ds_sparse_decode_threshold dsa_decode_backend dsa_paged_mqa_logits_backend
+  dsa_prefill_backend dsa_prefill_cp_mode dsa_topk_backend dtype dynamic_batch_tokenizer_batch_size
+  dynamic_batch_tokenizer_batch_timeout elastic_ep_backend elastic_ep_initial_size elastic_ep_rejoin
+  elastic_ep_scale_timeout enable_adaptive_dispatch_to_encoder enable_aiter_allreduce_fusion
+  enable_attn_tp_input_scattered enable_breakable_cuda_graph enable_broadcast_mm_inputs_process
+  enable_cache_report enable_cudagraph_gc enable_custom_logit_processor enable_deepep_moe
+  enable_deepseek_v4_fp4_indexer enable_deterministic_inference enable_double_sparsity enable_dp_attention
+  enable_dp_attention_local_control_broadcast enable_dp_lm_head enable_draft_weights_cpu_backup
+  enable_dsa_cache_layer_split enable_dsa_prefill_context_parallel enable_dynamic_batch_tokenizer
+  enable_dynamic_chunking enable_elastic_expert_backup enable_ep_moe enable_eplb
+  enable_expert_distribution_metrics enable_flashinfer_allreduce_fusion enable_flashinfer_autotune
+  enable_flashinfer_cutlass_moe enable_flashinfer_mla enable_flashinfer_moe enable_flashinfer_mxfp4_moe
+  enable_flashinfer_trtllm_moe enable_forward_pass_metrics enable_fp32_lm_head
+  enable_fused_moe_sum_all_reduce enable_fused_qk_norm_rope enable_gdn_replayssm_spec
+  enable_hierarchical_cache enable_hisparse enable_http2 enable_int8_mamba_checkpoint
+  enable_layerwise_nvtx_marker enable_linear_replayssm enable_lmcache enable_lora
+  enable_lora_overlap_loading enable_mamba_cache_stochastic_rounding enable_memory_saver enable_metrics
+  enable_metrics_for_all_schedulers enable_mfu_metrics enable_mis enable_mixed_chunk
+  enable_mm_global_cache enable_mscclpp enable_multi_layer_eagle enable_multimodal enable_nan_detection
+  enable_nccl_nvls enable_nsa_prefill_context_parallel enable_p2p_check enable_page_major_kv_layout
+  enable_pdmux enable_piecewise_cuda_graph enable_precise_embedding_interpolation
+  enable_prefill_context_parallel enable_prefill_cp enable_prefill_delayer enable_prefix_mm_cache
+  enable_priority_scheduling enable_profile_cuda_graph enable_quant_communications
+  enable_request_time_stats_logging enable_return_hidden_states enable_return_routed_experts
+  enable_scattered_sconv enable_session_radix_cache enable_single_batch_overlap enable_ssl_refresh
+  enable_streaming_session enable_strict_thinking enable_symm_mem enable_tf32_matmul
+  enable_tokenizer_batch_encode enable_torch_compile enable_torch_compile_debug_mode enable_torch_symm_mem
+  enable_trace enable_triton_kernel_moe enable_two_batch_overlap enable_unified_memory enable_waterfill
+  enable_weights_cpu_backup encoder_only encoder_transfer_backend encoder_urls
+  enforce_disable_flashinfer_allreduce_fusion enforce_piecewise_cuda_graph enforce_shared_experts_fusion
+  engine_info_bootstrap_port ep ep_dispatch_algorithm ep_join_mode ep_join_rank_offset
+  ep_num_redundant_experts ep_size eplb_algorithm eplb_min_rebalancing_utilization_threshold
+  eplb_rebalance_layers_per_chunk eplb_rebalance_num_iterations expert_distribution_recorder_buffer_size
+  expert_distribution_recorder_mode expert_parallel_size experts_shared_outer_loras export_metrics_to_file
+  export_metrics_to_file_dir extra_metric_labels fastapi_root_path file_storage_path file_storage_pth
+  flashinfer_allreduce_fusion_backend flashinfer_mla_disable_ragged flashinfer_mxfp4_moe_precision
+  forward_hooks forward_pass_metrics_ipc_name forward_pass_metrics_worker_id fp4_gemm_backend
+  fp4_gemm_runner_backend fp8_gemm_backend fp8_gemm_runner_backend fuseep_mode gc_threshold
+  gc_warning_threshold_secs generation_tokens_buckets gpu_id_step grammar_backend grpc_http_sidecar_port
+  grpc_mode grpc_port hf_chat_template_name hicache_io_backend hicache_mem_layout hicache_ratio
+  hicache_size hicache_storage_backend hicache_storage_backend_extra_config
+  hicache_storage_prefetch_policy hicache_write_policy hierarchical_sparse_attention_extra_config
+  hisparse_config host hybrid_kvcache_ratio impl incremental_streaming_output init_expert_location
+  int8_mamba_ckpt_size is_embedding json_model_override_args keep_mm_feature_on_device kt_cpuinfer
+  kt_max_deferred_experts_per_token kt_method kt_num_gpu_experts kt_threadpool_count kt_weight_path
+  kv_cache_dtype kv_events_config language_only limit_mm_data_per_request linear_attn_backend
+  linear_attn_decode_backend linear_attn_prefill_backend linear_replayssm_cache_len load_balance_method
+  load_format load_snapshot_publish_interval load_watch_interval log_level log_level_http log_requests
+  log_requests_format log_requests_level log_requests_target lora_backend lora_eviction_policy lora_paths
+  lora_strict_loading lora_target_modules lora_use_virtual_experts mamba_backend mamba_cache_philox_rounds
+  mamba_full_memory_ratio mamba_radix_cache_strategy mamba_scheduler_strategy mamba_ssm_dtype
+  mamba_track_interval max_ep_size max_loaded_loras max_lora_chunk_size max_lora_rank max_loras_per_batch
+  max_mamba_cache_size max_micro_batch_size max_prefill_tokens max_queued_requests max_running_requests
+  max_total_tokens mem_fraction_static mm_attention_backend mm_enable_dp_encoder mm_max_concurrent_calls
+  mm_per_request_timeout mm_process_config model model_checksum model_config_parser model_impl
+  model_loader_extra_config model_path modelexpress_config modelopt_checkpoint_restore_path
+  modelopt_checkpoint_save_path modelopt_export_path modelopt_quant moe_a2a_backend moe_data_parallel_size
+  moe_dense_tp_size moe_dp_size moe_runner_backend mooncake_ib_device multi_item_scoring_delimiter
+  nccl_init_addr nccl_port nnodes node_rank nsa_decode_backend nsa_prefill_backend nsa_prefill_cp_mode
+  num_continuous_decode_steps num_reserved_decode_tokens numa_node offload_group_size offload_mode
+  offload_num_in_group offload_prefetch_step otlp_traces_endpoint page_size pdlb_url pdmux_config_path
+  piecewise_cuda_graph_compiler piecewise_cuda_graph_max_tokens piecewise_cuda_graph_tokens
+  pipeline_parallel_size port pp_async_batch_depth pp_max_micro_batch_size pp_size pre_warm_nccl
+  preferred_sampling_params prefill_attention_backend prefill_cp_mode
+  prefill_delayer_forward_passes_buckets prefill_delayer_max_delay_passes
+  prefill_delayer_token_usage_low_watermark prefill_delayer_wait_seconds_buckets prefill_max_requests
+  prefill_only_disable_kv_cache prefill_only_one_req prefill_round_robin_balance
+  priority_scheduling_preemption_threshold prompt_tokens_buckets quantization quantization_param_path
+  quantize_and_serve radix_cache_backend radix_eviction_policy random_seed reasoning_parser
+  record_nolora_graph remote_instance_weight_loader_backend remote_instance_weight_loader_seed_instance_ip
+  remote_instance_weight_loader_seed_instance_service_port
+  remote_instance_weight_loader_send_weights_group_ports
+  remote_instance_weight_loader_start_seed_via_transfer_engine retraction_policy return_hidden_states
+  revision rl_on_policy_target rl_quant_profile sampling_backend sampling_defaults
+  schedule_conservativeness schedule_low_priority_values_first schedule_policy scheduler_recv_interval
+  served_model_name show_time_cost skip_server_warmup skip_tokenizer_init sleep_on_idle sm_group_num
+  smg_grpc_mode smg_http_sidecar_port soft_watchdog_timeout spec_trace_dir
+  speculative_accept_threshold_acc speculative_accept_threshold_single speculative_adaptive
+  speculative_adaptive_config speculative_algorithm speculative_attention_mode
+  speculative_dflash_block_size speculative_dflash_draft_window_size speculative_draft_attention_backend
+  speculative_draft_load_format speculative_draft_model speculative_draft_model_path
+  speculative_draft_model_quantization speculative_draft_model_revision speculative_draft_window_size
+  speculative_dspark_align_verify_tokens_to_graph_tier speculative_dspark_block_size
+  speculative_dspark_confidence_sts_path speculative_dspark_sps_table_path speculative_eagle_topk
+  speculative_moe_a2a_backend speculative_moe_runner_backend speculative_ngram_branch_length
+  speculative_ngram_capacity speculative_ngram_external_corpus_max_tokens
+  speculative_ngram_external_corpus_path speculative_ngram_external_sam_budget
+  speculative_ngram_match_type speculative_ngram_max_bfs_breadth speculative_ngram_max_match_window_size
+  speculative_ngram_max_trie_depth speculative_ngram_min_bfs_breadth
+  speculative_ngram_min_match_window_size speculative_num_draft_tokens speculative_num_steps
+  speculative_skip_dp_mlp_sync speculative_token_map speculative_use_rejection_sampling ssl_ca_certs
+  ssl_certfile ssl_keyfile ssl_keyfile_password stat_loggers stream_interval stream_output
+  stream_response_default_include_usage strip_thinking_cache swa_full_tokens_ratio
+  tbo_token_distribution_threshold tensor_parallel_size tokenizer_backend
+  tokenizer_metrics_allowed_custom_labels tokenizer_metrics_custom_labels_header tokenizer_mode
+  tokenizer_path tokenizer_worker_num tool_call_parser tool_server torch_compile_max_bs torchao_config
+  tp_size trace_modules triton_attention_num_kv_splits triton_attention_reduce_in_fp32
+  triton_attention_split_tile_size trust_remote_code use_ray uses_mamba_radix_cache
+  uvicorn_access_log_exclude_prefixes warmups watchdog_timeout weight_loader_disable_mmap
+  weight_loader_prefetch_checkpoints weight_loader_prefetch_num_threads weight_version
+`
+    .trim()
+    .split(/\s+/),
+);

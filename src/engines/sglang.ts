@@ -1,69 +1,23 @@
-// SGLang adapter: native /generate requests, server_info / model_info reads, the
-// server_args=ServerArgs(...) log line, spec v2 evidence, and sglang: Prometheus counters.
+// SGLang adapter: native /generate requests, /server_info and /model_info reads (and their /get_*
+// names before 0.5.6), sglang: Prometheus counters; its ServerArgs facts live in sglang-args.ts and its
+// log in sglang-log.ts.
 
 import { redactDeep } from '../core/redact.js';
-import { describeAbbreviations, envTruthy, indexAfter, readServerArgv } from './argv.js';
-import { asBool, isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
-import {
-  type AcceptanceParser,
-  logicalLines,
-  logReadingFromStarts,
-  startIndices,
-  startRegionFirst,
-} from './logtext.js';
+import { isRecord, setFact, setFactIfAbsent } from './facts.js';
 import { openAiRequest } from './openai-request.js';
 import { getFirstJsonObject, getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
-import { parsePyKwargs } from './pyrepr.js';
-import { SGLANG_FLAGS } from './sglang-flags.js';
+import { factsFromServerArgs, inferSpecV2, readSglangProcess } from './sglang-args.js';
+import { readSglangLog } from './sglang-log.js';
 import type {
   BuiltRequest,
   ConfigFacts,
   EngineAdapter,
   GenerationParams,
   LiveReading,
-  LogReading,
   SpecCounters,
   TargetHttp,
 } from './types.js';
-
-export const SGLANG_START_MARKER = 'server_args=ServerArgs(';
-export const SGLANG_READY_LINE = 'The server is fired up and ready to roll!';
-const SPEC_V2_ON_RE = /Spec v2 is enabled/;
-/** Lines that can only come from an earlier, running (or crashed) server. */
-const EARLIER_RUN_RE =
-  /The server is fired up and ready to roll!|Decode batch|Prefill batch|Traceback \(most recent call last\)|Received sigquit|Uvicorn running on|"(?:GET|POST) \//;
-
-function isEarlierRunLine(text: string): boolean {
-  return EARLIER_RUN_RE.test(text);
-}
-const OVERLAP_OFF_RE = /Overlap scheduler is disabled/;
-/** Lines SGLang prints when a start dies: a subprocess (scheduler, detokenizer, DP controller) raised. */
-const SGLANG_FAILED_START: readonly RegExp[] = [
-  /(?:Scheduler|TpModelWorker|DataParallelController|Detokenizer\w*|TokenizerManager) hit an exception/,
-  /Received sigquit from a child process/,
-];
-
-/** A `Decode batch` line's `accept len: 2.80` (printed only under speculative decoding). */
-export const parseSglangAcceptanceLine: AcceptanceParser = (text) => {
-  if (!text.includes('Decode batch')) return null;
-  const m = /\baccept len: (\d+(?:\.\d+)?)/.exec(text);
-  return m ? { meanLength: Number(m[1]) } : null;
-};
-/** Algorithms spec v2 applies to (NEXTN is renamed to EAGLE by SGLang itself). */
-const SPEC_V2_ALGORITHMS = new Set(['EAGLE', 'EAGLE3', 'STANDALONE', 'NEXTN']);
-
-/** argparse aliases → ServerArgs field names. */
-const FLAG_ALIASES: Record<string, string> = {
-  model: 'model_path',
-  tensor_parallel_size: 'tp_size',
-  tp: 'tp_size',
-  data_parallel_size: 'dp_size',
-  dp: 'dp_size',
-  pipeline_parallel_size: 'pp_size',
-  pp: 'pp_size',
-  speculative_algo: 'speculative_algorithm',
-};
 
 export function sglangRequestFor(params: GenerationParams): BuiltRequest {
   if (params.api !== 'native') {
@@ -79,72 +33,6 @@ export function sglangRequestFor(params: GenerationParams): BuiltRequest {
     path: '/generate',
     body: { text: params.prompt, sampling_params: samplingParams, stream: params.stream },
     tokenAccounting: 'native-cumulative',
-  };
-}
-
-/**
- * Normalised + `sglang.`-prefixed facts from a ServerArgs-shaped map (server_info JSON, the parsed
- * ServerArgs(...) log line, or flags). Nulls the engine fills in later (context_length,
- * max_running_requests) stay unknown rather than null.
- */
-export function factsFromServerArgs(args: Record<string, unknown>, source: string): ConfigFacts {
-  const facts: ConfigFacts = {};
-  setFact(facts, 'engine', 'sglang', source);
-  if (typeof args.version === 'string') setFact(facts, 'engine_version', args.version, source);
-  setFact(facts, 'model', args.model_path, source);
-  setFact(facts, 'served_model_name', args.served_model_name ?? undefined, source);
-  for (const [norm, native] of [
-    ['tp_size', 'tp_size'],
-    ['dp_size', 'dp_size'],
-    ['pp_size', 'pp_size'],
-    ['dtype', 'dtype'],
-    ['quantization', 'quantization'],
-    ['speculative.algorithm', 'speculative_algorithm'],
-    ['speculative.draft_model', 'speculative_draft_model_path'],
-    ['speculative.num_steps', 'speculative_num_steps'],
-    ['speculative.topk', 'speculative_eagle_topk'],
-    ['speculative.num_draft_tokens', 'speculative_num_draft_tokens'],
-  ] as const) {
-    setFact(facts, norm, args[native], source);
-  }
-  for (const key of ['context_length', 'max_running_requests'] as const) {
-    if (args[key] !== null) setFact(facts, key, args[key], source);
-  }
-  const disabled = asBool(args.disable_overlap_schedule);
-  if (disabled !== undefined) setFact(facts, 'overlap_schedule', !disabled, source);
-  const native: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) {
-    if (k === 'internal_states' || k.startsWith('__')) continue;
-    native[k] = v;
-  }
-  setNativeFacts(facts, 'sglang', redactDeep(native), source);
-  return facts;
-}
-
-/**
- * Spec v2 is not in server_info: inferred from overlap on + an EAGLE-family algorithm (SGLang turns
- * overlap off for EAGLE unless spec v2 is on). Sets nothing when the inputs are unknown.
- */
-export function inferSpecV2(facts: ConfigFacts): void {
-  if ('speculative.spec_v2' in facts) return;
-  const algo = facts['speculative.algorithm'];
-  const overlap = facts.overlap_schedule;
-  if (!algo) return;
-  if (algo.value === null) {
-    facts['speculative.spec_v2'] = {
-      value: false,
-      source: `no speculative algorithm (${algo.source})`,
-      inferred: true,
-    };
-    return;
-  }
-  if (!overlap || typeof overlap.value !== 'boolean') return;
-  const family = SPEC_V2_ALGORITHMS.has(String(algo.value).toUpperCase());
-  if (!family) return;
-  facts['speculative.spec_v2'] = {
-    value: overlap.value,
-    source: `inferred from overlap_schedule=${overlap.value} and speculative.algorithm=${algo.value} (${overlap.source})`,
-    inferred: true,
   };
 }
 
@@ -164,6 +52,11 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
         first.effective_max_running_requests_per_dp ?? first.max_running_requests ?? undefined;
       const src = `GET ${info.path} internal_states[0]`;
       setFact(facts, 'sglang.effective_max_running_requests_per_dp', effective, src);
+      // the scheduler's mean acceptance length since its last reset (0.4.6 on): live proof drafts are accepted
+      setFact(facts, 'sglang.avg_spec_accept_length', first.avg_spec_accept_length, src);
+      const acceptLength = first.avg_spec_accept_length;
+      if (typeof acceptLength === 'number' && acceptLength > 1)
+        setFact(facts, 'speculative.active', true, `${src} avg_spec_accept_length = ${acceptLength}`);
       const dp = typeof info.json.dp_size === 'number' ? info.json.dp_size : 1;
       if (!('max_running_requests' in facts) && typeof effective === 'number') {
         setFact(facts, 'max_running_requests', effective * dp, src);
@@ -186,82 +79,6 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   }
   inferSpecV2(facts);
   return { facts, raw };
-}
-
-function readLog(text: string, path: string): LogReading {
-  const lines = logicalLines(text);
-  const markerIdx = startIndices(lines, (t) => t.includes(SGLANG_START_MARKER));
-  const last = markerIdx.length > 0 ? markerIdx[markerIdx.length - 1] : -1;
-  // SGLang prints its config warnings (spec v2, overlap) just before the ServerArgs line, so each
-  // start's region reaches back over the lines printed shortly before its marker.
-  const regionFirst = markerIdx.map((m, k) =>
-    startRegionFirst(lines, m, k > 0 ? markerIdx[k - 1] : -1, isEarlierRunLine),
-  );
-  const regionStart = last >= 0 ? regionFirst[regionFirst.length - 1] : 0;
-  const isReady = (t: string) => t.includes(SGLANG_READY_LINE);
-  const reading = logReadingFromStarts(lines, markerIdx, isReady, {}, regionFirst, {
-    failedStart: SGLANG_FAILED_START,
-    acceptance: parseSglangAcceptanceLine,
-  });
-  if (last >= 0) {
-    const l = lines[last];
-    const at = l.text.indexOf(SGLANG_START_MARKER) + SGLANG_START_MARKER.length;
-    const parsed = parsePyKwargs(l.text, at, ')');
-    const source = `${path}:${l.line}`;
-    reading.facts = factsFromServerArgs(parsed.value, source);
-    if (!parsed.complete) setFact(reading.facts, 'sglang.server_args_truncated', true, source);
-  }
-  for (let i = regionStart; i < lines.length; i++) {
-    const l = lines[i];
-    if (SPEC_V2_ON_RE.test(l.text)) {
-      setFact(reading.facts, 'speculative.spec_v2', true, `${path}:${l.line}`);
-    } else if (OVERLAP_OFF_RE.test(l.text) && /spec v2 is off/i.test(l.text)) {
-      setFactIfAbsent(reading.facts, 'speculative.spec_v2', false, `${path}:${l.line}`);
-    }
-  }
-  inferSpecV2(reading.facts);
-  return reading;
-}
-
-function readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts {
-  const start = indexAfter(
-    argv,
-    (t) => /sglang\.launch_server|sglang[/\\]launch_server\.py$/.test(t) || t === 'serve',
-  );
-  const { args, abbreviations } = readServerArgv(argv, start, SGLANG_FLAGS, FLAG_ALIASES);
-  const facts = factsFromServerArgs(args, source);
-  if (!('served_model_name' in facts) && typeof args.model_path === 'string') {
-    setFact(facts, 'served_model_name', args.model_path, `${source} (defaults to --model-path)`, true);
-  }
-  if (abbreviations.length > 0) {
-    const text = describeAbbreviations(abbreviations);
-    setFact(facts, 'sglang.abbreviated_flags', text, `${source} (argparse unique-prefix abbreviations)`);
-  }
-  const specV2Env = envTruthy(env?.SGLANG_ENABLE_SPEC_V2);
-  if (specV2Env !== undefined) {
-    setFact(facts, 'speculative.spec_v2', specV2Env, `${source} environment SGLANG_ENABLE_SPEC_V2`);
-    setFact(facts, 'sglang.env.SGLANG_ENABLE_SPEC_V2', env?.SGLANG_ENABLE_SPEC_V2, `${source} environment`);
-  }
-  if (!('speculative.algorithm' in facts) && argv.length > 0) {
-    setFact(facts, 'speculative.algorithm', null, `${source} (no --speculative-algorithm flag)`, true);
-  }
-  if (!('overlap_schedule' in facts)) {
-    // Without --disable-overlap-schedule, SGLang still turns overlap off for EAGLE-family
-    // algorithms unless spec v2 is on.
-    const algo = facts['speculative.algorithm']?.value;
-    const family = typeof algo === 'string' && SPEC_V2_ALGORITHMS.has(algo.toUpperCase());
-    if (!family) setFact(facts, 'overlap_schedule', true, `${source} (no --disable-overlap-schedule)`, true);
-    else if (specV2Env !== undefined) {
-      setFact(
-        facts,
-        'overlap_schedule',
-        specV2Env,
-        `${source} (EAGLE-family algorithm, SGLANG_ENABLE_SPEC_V2)`,
-        true,
-      );
-    }
-  }
-  return facts;
 }
 
 export function sglangSpecCounters(metricsText: string): SpecCounters | null {
@@ -307,8 +124,8 @@ export const sglangAdapter: EngineAdapter = {
     return false;
   },
   readLive,
-  readLog,
-  readProcess,
+  readLog: readSglangLog,
+  readProcess: readSglangProcess,
   requestFor: sglangRequestFor,
   specCounters: sglangSpecCounters,
   telemetrySeries: {

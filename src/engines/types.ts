@@ -138,7 +138,10 @@ export interface LogReading {
   readyLine: number | null;
   /** Crash signatures (tracebacks, CUDA errors, watchdog) after the last start. */
   crashes: { line: number; excerpt: string }[];
-  /** The last start died before it was ready (engine failed-start signature, CUDA OOM, final traceback). */
+  /**
+   * The last start died: before it was ready (failed-start signature, CUDA OOM, a traceback it never got
+   * past), or after it (an engine core, scheduler or draft path that died at its first decodes).
+   */
   failedStart?: FailedStart | null;
   /** Speculative-decoding acceptance lines after the last start; null when the log has none. */
   acceptance?: AcceptanceReading | null;
@@ -148,14 +151,18 @@ export interface FailedStart {
   /** 1-based line of the failure. */
   line: number;
   excerpt: string;
+  /** The start had reached its ready line when it died (a crash at its first decodes). */
+  afterReady?: boolean;
 }
 
 /** One acceptance line read (vLLM `SpecDecoding metrics:`, SGLang `accept len:`, llama.cpp `draft acceptance`). */
 export interface AcceptanceSample {
-  /** Mean acceptance length including the bonus token (1.00 = nothing accepted). */
+  /** Mean acceptance length including the bonus token (1.00 = nothing accepted); absent when the line does not say it unambiguously. */
   meanLength?: number;
   accepted?: number;
   drafted?: number;
+  /** The counts are totals since the server started (vLLM V0, llama.cpp statistics), not per interval: the last line holds the total. */
+  cumulative?: boolean;
 }
 
 export interface AcceptanceReading {
@@ -180,8 +187,16 @@ export interface EngineAdapter {
   readLive(http: TargetHttp): Promise<LiveReading>;
   /** Configuration and start markers from a server log's text (handles ANSI codes and hard wraps). */
   readLog(text: string, path: string): LogReading;
-  /** Configuration from the server process's argv and environment. */
-  readProcess(argv: string[], env: Record<string, string> | null, source: string): ConfigFacts;
+  /**
+   * Configuration from the server process's argv and environment. `live` (the facts the live endpoints
+   * gave, when read first) lets an adapter apply a rule only to the builds it holds for (llama.cpp).
+   */
+  readProcess(
+    argv: string[],
+    env: Record<string, string> | null,
+    source: string,
+    live?: ConfigFacts,
+  ): ConfigFacts;
   /** The HTTP request for a generation. */
   requestFor(params: GenerationParams): BuiltRequest;
   /** The tokenize request for `text`; absent → `{model, prompt, add_special_tokens: false}` (SGLang, vLLM). */

@@ -1,249 +1,80 @@
-// The long option names vLLM's server command line accepts (argparse destinations, underscores), read from
-// vllm/engine/arg_utils.py (EngineArgs) and vllm/entrypoints/openai/cli_args.py (FrontendArgs). argparse
-// accepts any unique prefix of these (`--tensor-parallel 2`), so reading a command line needs the full list
-// to expand an abbreviation only when argparse itself would have.
+// The long option names vLLM's server command line accepts (argparse destinations, underscores): the union
+// over main of 2025-02, 2025-06, 2025-10 and 2026-05, read from vllm/engine/arg_utils.py (EngineArgs) and
+// vllm/entrypoints/openai/cli_args.py (FrontendArgs). argparse accepts any unique prefix of these
+// (`--tensor-parallel 2`), so reading a command line needs the names to expand an abbreviation only when
+// argparse would have; a name of any release kept here only makes an abbreviation look ambiguous.
 
-export const VLLM_FLAGS: ReadonlySet<string> = new Set([
-  'additional_config',
-  'aggregate_engine_logging',
-  'all2all_backend',
-  'allow_credentials',
-  'allow_deprecated_quantization',
-  'allowed_headers',
-  'allowed_local_media_path',
-  'allowed_media_domains',
-  'allowed_methods',
-  'allowed_origins',
-  'api_key',
-  'api_server_count',
-  'async_scheduling',
-  'attention_backend',
-  'attention_config',
-  'block_size',
-  'calculate_kv_scales',
-  'code_revision',
-  'collect_detailed_traces',
-  'compilation_config',
-  'config',
-  'config_format',
-  'convert',
-  'cp_kv_cache_interleave_size',
-  'cpu_distributed_timeout_seconds',
-  'cpu_offload_gb',
-  'cpu_offload_params',
-  'cudagraph_capture_sizes',
-  'cudagraph_metrics',
-  'data_parallel_address',
-  'data_parallel_backend',
-  'data_parallel_external_lb',
-  'data_parallel_hybrid_lb',
-  'data_parallel_multi_port_external_lb',
-  'data_parallel_rank',
-  'data_parallel_rpc_port',
-  'data_parallel_size',
-  'data_parallel_size_local',
-  'data_parallel_start_rank',
-  'data_parallel_supervisor_port',
-  'dbo_decode_token_threshold',
-  'dbo_prefill_token_threshold',
-  'dcp_comm_backend',
-  'dcp_kv_cache_interleave_size',
-  'decode_context_parallel_size',
-  'default_mm_loras',
-  'disable_access_log_for_endpoints',
-  'disable_cascade_attn',
-  'disable_chunked_mm_input',
-  'disable_custom_all_reduce',
-  'disable_fastapi_docs',
-  'disable_hybrid_kv_cache_manager',
-  'disable_log_stats',
-  'disable_nccl_for_dp_synchronization',
-  'disable_sliding_window',
-  'disable_uvicorn_access_log',
-  'distributed_executor_backend',
-  'distributed_timeout_seconds',
-  'download_dir',
-  'dp_supervisor_probe_failure_threshold',
-  'dp_supervisor_probe_interval_s',
-  'dp_supervisor_probe_timeout_s',
-  'dtype',
-  'ec_transfer_config',
-  'enable_chunked_prefill',
-  'enable_cumem_allocator',
-  'enable_dbo',
-  'enable_elastic_ep',
-  'enable_ep_weight_filter',
-  'enable_eplb',
-  'enable_expert_parallel',
-  'enable_flash_late_interaction',
-  'enable_flashinfer_autotune',
-  'enable_layerwise_nvtx_tracing',
-  'enable_log_requests',
-  'enable_logging_iteration_details',
-  'enable_lora',
-  'enable_mamba_cache_stochastic_rounding',
-  'enable_mfu_metrics',
-  'enable_mixed_moe_lora_format',
-  'enable_mm_embeds',
-  'enable_mm_processor_stats',
-  'enable_offline_docs',
-  'enable_prefix_caching',
-  'enable_prompt_embeds',
-  'enable_request_id_headers',
-  'enable_return_routed_experts',
-  'enable_sleep_mode',
-  'enable_ssl_refresh',
-  'enable_tower_connector_lora',
-  'enforce_eager',
-  'eplb_config',
-  'expert_placement_strategy',
-  'fail_on_environ_validation',
-  'fully_sharded_loras',
-  'gdn_prefill_backend',
-  'generation_config',
-  'gpu_memory_utilization',
-  'grpc',
-  'h11_max_header_count',
-  'h11_max_incomplete_event_size',
-  'headless',
-  'help',
-  'hf_config_path',
-  'hf_overrides',
-  'hf_token',
-  'host',
-  'ignore_patterns',
-  'interleave_mm_strings',
-  'io_processor_plugin',
-  'ir_op_priority',
-  'kernel_config',
-  'kv_cache_dtype',
-  'kv_cache_dtype_skip_layers',
-  'kv_cache_memory_bytes',
-  'kv_cache_metrics',
-  'kv_cache_metrics_sample',
-  'kv_events_config',
-  'kv_offloading_backend',
-  'kv_offloading_size',
-  'kv_sharing_fast_prefill',
-  'kv_transfer_config',
-  'language_model_only',
-  'limit_mm_per_prompt',
-  'linear_backend',
-  'load_format',
-  'logits_processors',
-  'logprobs_mode',
-  'long_prefill_token_threshold',
-  'lora_dtype',
-  'lora_target_modules',
-  'mamba_backend',
-  'mamba_block_size',
-  'mamba_cache_dtype',
-  'mamba_cache_mode',
-  'mamba_cache_philox_rounds',
-  'mamba_config',
-  'mamba_ssm_cache_dtype',
-  'master_addr',
-  'master_port',
-  'max_cpu_loras',
-  'max_cudagraph_capture_size',
-  'max_logprobs',
-  'max_long_partial_prefills',
-  'max_lora_rank',
-  'max_loras',
-  'max_model_len',
-  'max_num_batched_tokens',
-  'max_num_partial_prefills',
-  'max_num_seqs',
-  'max_parallel_loading_workers',
-  'media_io_kwargs',
-  'middleware',
-  'mm_encoder_attn_backend',
-  'mm_encoder_attn_dtype',
-  'mm_encoder_fp8_scale_path',
-  'mm_encoder_fp8_scale_save_margin',
-  'mm_encoder_fp8_scale_save_path',
-  'mm_encoder_only',
-  'mm_encoder_tp_mode',
-  'mm_processor_cache_gb',
-  'mm_processor_cache_type',
-  'mm_processor_kwargs',
-  'mm_shm_cache_max_object_size_mb',
-  'mm_tensor_ipc',
-  'model',
-  'model_impl',
-  'model_loader_extra_config',
-  'model_weights',
-  'moe_backend',
-  'nnodes',
-  'node_rank',
-  'num_gpu_blocks_override',
-  'numa_bind',
-  'numa_bind_cpus',
-  'numa_bind_nodes',
-  'offload_backend',
-  'offload_group_size',
-  'offload_num_in_group',
-  'offload_params',
-  'offload_prefetch_step',
-  'optimization_level',
-  'otlp_traces_endpoint',
-  'override_attention_dtype',
-  'override_generation_config',
-  'performance_mode',
-  'pipeline_parallel_size',
-  'pooler_config',
-  'port',
-  'prefill_context_parallel_size',
-  'prefix_caching_hash_algo',
-  'profiler_config',
-  'pt_load_map_location',
-  'quantization',
-  'quantization_config',
-  'ray_workers_use_nsight',
-  'reasoning_config',
-  'reasoning_parser',
-  'reasoning_parser_plugin',
-  'renderer_num_workers',
-  'revision',
-  'root_path',
-  'runner',
-  'safetensors_load_strategy',
-  'safetensors_prefetch_block_size',
-  'safetensors_prefetch_num_threads',
-  'scheduler_cls',
-  'scheduler_reserve_full_isl',
-  'scheduling_policy',
-  'seed',
-  'served_model_name',
-  'show_hidden_metrics_for_version',
-  'shutdown_timeout',
-  'skip_mm_profiling',
-  'skip_tokenizer_init',
-  'spec_method',
-  'spec_model',
-  'spec_tokens',
-  'specialize_active_lora',
-  'speculative_config',
-  'ssl_ca_certs',
-  'ssl_cert_reqs',
-  'ssl_certfile',
-  'ssl_ciphers',
-  'ssl_keyfile',
-  'stream_interval',
-  'structured_outputs_config',
-  'tensor_parallel_size',
-  'tokenizer',
-  'tokenizer_mode',
-  'tokenizer_revision',
-  'tokens_only',
-  'trust_remote_code',
-  'ubatch_size',
-  'uds',
-  'use_fp64_gumbel',
-  'use_tqdm_on_load',
-  'uvicorn_log_level',
-  'video_pruning_rate',
-  'weight_transfer_config',
-  'worker_cls',
-  'worker_extension_cls',
-]);
+export const VLLM_FLAGS: ReadonlySet<string> = new Set(
+  `
+  additional_config aggregate_engine_logging all2all_backend allow_credentials
+  allow_deprecated_quantization allowed_headers allowed_local_media_path allowed_media_domains
+  allowed_methods allowed_origins api_key api_server_count async_scheduling attention_backend
+  attention_config block_size calculate_kv_scales chat_template code_revision collect_detailed_traces
+  compilation_config config config_format convert cp_kv_cache_interleave_size
+  cpu_distributed_timeout_seconds cpu_offload_gb cpu_offload_params cuda_graph_sizes
+  cudagraph_capture_sizes cudagraph_metrics data_parallel_address data_parallel_backend
+  data_parallel_external_lb data_parallel_hybrid_lb data_parallel_multi_port_external_lb
+  data_parallel_rank data_parallel_rpc_port data_parallel_size data_parallel_size_local
+  data_parallel_start_rank data_parallel_supervisor_port dbo_decode_token_threshold
+  dbo_prefill_token_threshold dcp_comm_backend dcp_kv_cache_interleave_size decode_context_parallel_size
+  default_mm_loras device disable_access_log_for_endpoints disable_async_output_proc disable_cascade_attn
+  disable_chunked_mm_input disable_custom_all_reduce disable_fastapi_docs disable_frontend_multiprocessing
+  disable_hybrid_kv_cache_manager disable_log_requests disable_log_stats
+  disable_logprobs_during_spec_decoding disable_mm_preprocessor_cache disable_nccl_for_dp_synchronization
+  disable_sliding_window disable_uvicorn_access_log distributed_executor_backend
+  distributed_timeout_seconds download_dir dp_supervisor_probe_failure_threshold
+  dp_supervisor_probe_interval_s dp_supervisor_probe_timeout_s dtype ec_transfer_config
+  enable_auto_tool_choice enable_chunked_prefill enable_cumem_allocator enable_dbo enable_elastic_ep
+  enable_ep_weight_filter enable_eplb enable_expert_parallel enable_flash_late_interaction
+  enable_flashinfer_autotune enable_layerwise_nvtx_tracing enable_log_requests
+  enable_logging_iteration_details enable_lora enable_lora_bias enable_mamba_cache_stochastic_rounding
+  enable_mfu_metrics enable_mixed_moe_lora_format enable_mm_embeds enable_mm_processor_stats
+  enable_multimodal_encoder_data_parallel enable_offline_docs enable_prefix_caching enable_prompt_adapter
+  enable_prompt_embeds enable_prompt_tokens_details enable_reasoning enable_request_id_headers
+  enable_return_routed_experts enable_server_load_tracking enable_sleep_mode enable_ssl_refresh
+  enable_tower_connector_lora enforce_eager eplb_config eplb_log_balancedness eplb_step_interval
+  eplb_window_size expert_placement_strategy fail_on_environ_validation fully_sharded_loras
+  gdn_prefill_backend generation_config gpu_memory_utilization grpc guided_decoding_backend
+  guided_decoding_disable_additional_properties guided_decoding_disable_any_whitespace
+  guided_decoding_disable_fallback h11_max_header_count h11_max_incomplete_event_size headless help
+  hf_config_path hf_overrides hf_token host ignore_patterns interleave_mm_strings io_processor_plugin
+  ir_op_priority kernel_config kv_cache_dtype kv_cache_dtype_skip_layers kv_cache_memory_bytes
+  kv_cache_metrics kv_cache_metrics_sample kv_events_config kv_offloading_backend kv_offloading_size
+  kv_sharing_fast_prefill kv_transfer_config language_model_only limit_mm_per_prompt linear_backend
+  load_format logits_processor_pattern logits_processors logprobs_mode long_lora_scaling_factors
+  long_prefill_token_threshold lora_dtype lora_extra_vocab_size lora_modules lora_target_modules
+  mamba_backend mamba_block_size mamba_cache_dtype mamba_cache_mode mamba_cache_philox_rounds mamba_config
+  mamba_ssm_cache_dtype master_addr master_port max_cpu_loras max_cudagraph_capture_size max_logprobs
+  max_long_partial_prefills max_lora_rank max_loras max_model_len max_num_batched_tokens
+  max_num_partial_prefills max_num_seqs max_parallel_loading_workers max_prompt_adapter_token
+  max_prompt_adapters max_seq_len_to_capture media_io_kwargs middleware mm_encoder_attn_backend
+  mm_encoder_attn_dtype mm_encoder_fp8_scale_path mm_encoder_fp8_scale_save_margin
+  mm_encoder_fp8_scale_save_path mm_encoder_only mm_encoder_tp_mode mm_processor_cache_gb
+  mm_processor_cache_type mm_processor_kwargs mm_shm_cache_max_object_size_mb mm_tensor_ipc model
+  model_impl model_loader_extra_config model_weights moe_backend multi_step_stream_outputs
+  ngram_prompt_lookup_max ngram_prompt_lookup_min nnodes node_rank num_gpu_blocks_override
+  num_lookahead_slots num_redundant_experts num_scheduler_steps num_speculative_tokens numa_bind
+  numa_bind_cpus numa_bind_nodes offload_backend offload_group_size offload_num_in_group offload_params
+  offload_prefetch_step optimization_level otlp_traces_endpoint override_attention_dtype
+  override_generation_config override_neuron_config override_pooler_config performance_mode
+  pipeline_parallel_size pooler_config port preemption_mode prefill_context_parallel_size
+  prefix_caching_hash_algo profiler_config prompt_adapters pt_load_map_location qlora_adapter_name_or_path
+  quantization quantization_config ray_workers_use_nsight reasoning_config reasoning_parser
+  reasoning_parser_plugin renderer_num_workers response_role return_tokens_as_token_ids revision root_path
+  rope_scaling rope_theta runner safetensors_load_strategy safetensors_prefetch_block_size
+  safetensors_prefetch_num_threads scheduler_cls scheduler_delay_factor scheduler_reserve_full_isl
+  scheduling_policy seed served_model_name show_hidden_metrics_for_version shutdown_timeout
+  skip_mm_profiling skip_tokenizer_init spec_decoding_acceptance_method spec_method spec_model spec_tokens
+  specialize_active_lora speculative_config speculative_disable_by_batch_size
+  speculative_disable_mqa_scorer speculative_draft_tensor_parallel_size speculative_max_model_len
+  speculative_model speculative_model_quantization ssl_ca_certs ssl_cert_reqs ssl_certfile ssl_ciphers
+  ssl_keyfile stream_interval structured_outputs_config swap_space task tensor_parallel_size tokenizer
+  tokenizer_mode tokenizer_pool_extra_config tokenizer_pool_size tokenizer_pool_type tokenizer_revision
+  tokens_only tool_call_parser tool_parser_plugin trust_remote_code
+  typical_acceptance_sampler_posterior_alpha typical_acceptance_sampler_posterior_threshold ubatch_size
+  uds use_fp64_gumbel use_tqdm_on_load use_v2_block_manager uvicorn_log_level video_pruning_rate
+  weight_transfer_config worker_cls worker_extension_cls
+`
+    .trim()
+    .split(/\s+/),
+);

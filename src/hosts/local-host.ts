@@ -19,7 +19,8 @@ import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 
 /** Runs argv locally and collects its output; a missing executable yields code 127, never a throw. */
-export function execLocal(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+/** Runs argv locally; `stdin` (when given) is written to the process's standard input, then closed. */
+export function execLocal(argv: string[], opts: ExecOptions & { stdin?: string } = {}): Promise<ExecResult> {
   return new Promise((resolve) => {
     if (argv.length === 0) {
       resolve({ code: 127, stdout: '', stderr: 'empty command', timedOut: false });
@@ -28,8 +29,11 @@ export function execLocal(argv: string[], opts: ExecOptions = {}): Promise<ExecR
     const child = spawnChild(argv[0], argv.slice(1), {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // the input (or none: end of file at once); a command that exits without reading it is no error
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.stdin ?? '');
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -1,14 +1,14 @@
 // Environment and command-line redaction: a process environment or argv read from /proc may hold API keys
-// and tokens. Values of secret-looking names or flags (or values that look like keys) are replaced.
-// Structured documents go through core/redact.ts.
+// and tokens. Values of credential names or flags (`*_TOKEN`, `*_KEY`, passwords, secrets; `--api-key`,
+// `--hf-token`, judged by whole words in core/redact.ts) and values that look like keys are replaced;
+// configuration that merely mentions tokens (`--max-num-batched-tokens`) stays readable.
 
-import { REDACTED } from '../core/redact.js';
+import { isCredentialName, REDACTED } from '../core/redact.js';
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION|SIGNATURE)/i;
 const SECRET_VALUE = /^(sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|AKIA|eyJ)[A-Za-z0-9_\-.]{8,}/;
 
 export function isSecretLooking(name: string, value: string): boolean {
-  return SECRET_NAME.test(name) || SECRET_VALUE.test(value) || /:\/\/[^/\s:@]+:[^/\s@]+@/.test(value);
+  return isCredentialName(name) || SECRET_VALUE.test(value) || /:\/\/[^/\s:@]+:[^/\s@]+@/.test(value);
 }
 
 /** Returns a copy with the values of secret-looking entries replaced by "<redacted>". */
@@ -18,7 +18,8 @@ export function redactEnv(env: Record<string, string>): Record<string, string> {
   return out;
 }
 
-const SECRET_FLAG = /^--?[\w-]*(key|token|secret|passw|credential|auth)[\w-]*$/i;
+/** A flag (`--api-key`, `-hf-token`) whose value is a credential. */
+const isSecretFlag = (arg: string) => /^--?[A-Za-z]/.test(arg) && isCredentialName(arg);
 
 /** Redacts the values of secret-looking flags in a command line (`--api-key X`, `--hf-token=X`). */
 export function redactArgv(argv: string[]): string[] {
@@ -26,9 +27,9 @@ export function redactArgv(argv: string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf('=');
-    if (a.startsWith('-') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq)))
+    if (a.startsWith('-') && eq > 0 && isSecretFlag(a.slice(0, eq)))
       out.push(`${a.slice(0, eq)}=${REDACTED}`);
-    else if (SECRET_FLAG.test(a) && i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
+    else if (eq < 0 && isSecretFlag(a) && i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
       out.push(a, REDACTED);
       i++;
     } else out.push(SECRET_VALUE.test(a) ? REDACTED : a);

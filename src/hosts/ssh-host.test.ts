@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execLocal } from './local-host.js';
 import { openHost, parseHostSpec } from './open-host.js';
 import { SshHost } from './ssh-host.js';
 import { sshdAvailable, startTestSshd, type TestSshd } from './test-support/sshd.js';
@@ -88,6 +89,36 @@ describe.skipIf(!sshdAvailable())('SshHost against a real sshd on loopback', () 
     await p.kill('SIGTERM');
     await p.exited;
     expect(await host.processInfo(p.pid).then((i) => i?.state ?? 'gone')).toMatch(/gone|Z/);
+  });
+
+  it('keeps launch environment values out of every argv: ps on either machine never shows them', async () => {
+    // loopback: this machine is both ends, so one ps sees the local ssh client and the remote shell
+    const secret = `sk-${Math.random().toString(36).slice(2)}-secret`;
+    const seen: string[] = [];
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const ps = await execLocal(['ps', '-eo', 'args'], { timeoutMs: 5000 });
+        if (ps.stdout.includes(secret)) seen.push(ps.stdout.split('\n').find((l) => l.includes(secret))!);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const env = { BENCH_API_KEY: secret, WEIRD: "a'b $(x)" };
+    const lines: string[] = [];
+    const p = await host.spawn(['sh', '-c', 'echo "key=$BENCH_API_KEY weird=$WEIRD"; sleep 30'], {
+      env,
+      onLine: (l) => lines.push(l),
+    });
+    while (!lines.some((l) => l.startsWith('key='))) await new Promise((r) => setTimeout(r, 20));
+    const ran = await host.exec(['sh', '-c', 'sleep 0.5; printenv BENCH_API_KEY'], { env });
+    await new Promise((r) => setTimeout(r, 300));
+    watching = false;
+    await watch;
+    await p.kill('SIGTERM');
+    await p.exited;
+    expect(lines).toContain(`key=${secret} weird=a'b $(x)`); // the process got its environment
+    expect(ran.stdout).toBe(`${secret}\n`);
+    expect(seen).toEqual([]);
   });
 
   it('turns an authentication failure into a clear BG_E_HOST sentence', async () => {

@@ -1,6 +1,8 @@
 // A remote machine as a ProcessHost over the system OpenSSH client (so users' keys, agents and
 // ~/.ssh/config work). BatchMode, a connect timeout and connection reuse; every remote argv element
 // is shell-quoted (shell-quote.ts), so no plan value can ever run as shell on the remote side.
+// Environment values (launch.env: API keys, tokens) never go into an argv, where `ps` on either machine
+// would show them: a command with env runs as `sh -s`, its script (exports, cd, exec) sent on stdin.
 
 import { spawn as spawnChild } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -88,18 +90,32 @@ export class SshHost implements ProcessHost {
     ];
   }
 
-  /** The remote command line for argv with env and cwd, every element quoted. */
+  /** The remote command line for argv with cwd, every element quoted (env goes in a stdin script, below). */
   static remoteCommand(argv: string[], opts: ExecOptions = {}): string {
-    const envPrefix =
-      opts.env && Object.keys(opts.env).length > 0
-        ? ['env', ...Object.entries(opts.env).map(([k, v]) => `${k}=${v}`)]
-        : [];
-    const cmd = shellJoin([...envPrefix, ...argv]);
+    const cmd = shellJoin(argv);
     return opts.cwd ? `cd ${shellQuote(opts.cwd)} && ${cmd}` : cmd;
   }
 
-  private async ssh(remote: string, timeoutMs: number): Promise<ExecResult> {
-    const r = await execLocal(['ssh', ...this.baseArgs, remote], { timeoutMs });
+  /**
+   * The script `sh -s` reads on stdin to run argv with env and cwd: the exports (values quoted), the
+   * directory, then `exec` of the command with stdin from /dev/null (it must not read the script).
+   * `announcePid` prints the shell's PID first, which exec keeps for the command.
+   */
+  static stdinScript(argv: string[], opts: ExecOptions & { announcePid?: boolean } = {}): string {
+    const lines: string[] = [];
+    for (const [k, v] of Object.entries(opts.env ?? {})) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+        throw new BenchgateError('BG_E_HOST', `Expected an environment variable name; found "${k}".`);
+      lines.push(`export ${k}=${shellQuote(v)}`);
+    }
+    if (opts.cwd) lines.push(`cd ${shellQuote(opts.cwd)} || exit 127`);
+    if (opts.announcePid) lines.push('echo $$');
+    lines.push(`exec ${shellJoin(argv)} </dev/null`);
+    return `${lines.join('\n')}\n`;
+  }
+
+  private async ssh(remote: string, timeoutMs: number, stdin?: string): Promise<ExecResult> {
+    const r = await execLocal(['ssh', ...this.baseArgs, remote], { timeoutMs, stdin });
     if (r.code === 255 && SSH_FAILURE.test(r.stderr)) {
       throw new BenchgateError('BG_E_HOST', describeSshFailure(this.description, r.stderr));
     }
@@ -110,7 +126,10 @@ export class SshHost implements ProcessHost {
   }
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    return this.ssh(SshHost.remoteCommand(argv, opts), opts.timeoutMs ?? this.defaultTimeoutMs);
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    if (opts.env && Object.keys(opts.env).length > 0)
+      return this.ssh('sh -s', timeoutMs, SshHost.stdinScript(argv, opts));
+    return this.ssh(SshHost.remoteCommand(argv, opts), timeoutMs);
   }
 
   async readFile(path: string): Promise<string | null> {
@@ -177,11 +196,10 @@ export class SshHost implements ProcessHost {
   }
 
   async spawn(argv: string[], opts: SpawnOptions = {}): Promise<SpawnedProcess> {
-    const line = `echo $$; exec ${SshHost.remoteCommand(argv, { env: opts.env })}`;
-    const remote = `${opts.cwd ? `cd ${shellQuote(opts.cwd)} || exit 127; ` : ''}${line}`;
-    const child = spawnChild('ssh', [...this.baseArgs, shellJoin(['sh', '-c', remote])], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const script = SshHost.stdinScript(argv, { env: opts.env, cwd: opts.cwd, announcePid: true });
+    const child = spawnChild('ssh', [...this.baseArgs, 'sh -s'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined); // ssh that exits at once (unreachable host) reports below
+    child.stdin.end(script);
     const out = opts.outputFile ? createWriteStream(opts.outputFile, { flags: 'a' }) : null;
     const splitter = opts.onLine ? new LineSplitter(opts.onLine) : null;
     let stderrText = '';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Secret } from 'kubernetes-models/v1/Secret';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -13,6 +14,7 @@ import {
   RESULTS_BEGIN,
   RESULTS_END,
   renderK8sYaml,
+  unreachableFromPods,
 } from './render.js';
 
 const base: K8sRenderOptions = {
@@ -32,6 +34,7 @@ const base: K8sRenderOptions = {
 function validate(doc: Record<string, unknown>): void {
   if (doc.kind === 'Job') new Job(doc as never).validate();
   else if (doc.kind === 'ConfigMap') new ConfigMap(doc as never).validate();
+  else if (doc.kind === 'Secret') new Secret(doc as never).validate();
   else throw new Error(`unexpected kind ${String(doc.kind)}`);
 }
 
@@ -41,9 +44,9 @@ describe('benchgate k8s manifests', () => {
       const docs = parseAllDocuments(
         renderK8sYaml({ ...base, results, clockRef: 'http://ntp-ref:8080' }),
       ).map((d) => d.toJSON() as Record<string, unknown>);
-      expect(docs.map((d) => d.kind)).toEqual(['ConfigMap', 'Job']);
+      expect(docs.map((d) => d.kind)).toEqual(['Secret', 'ConfigMap', 'Job']);
       for (const d of docs) validate(d);
-      const job = docs[1] as {
+      const job = docs[2] as {
         spec: Record<string, unknown> & { template: { spec: { containers: { env: unknown[] }[] } } };
       };
       expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 3, parallelism: 3 });
@@ -51,15 +54,15 @@ describe('benchgate k8s manifests', () => {
         name: 'BENCHGATE_SHARDS',
         value: '3',
       });
-      expect((docs[0] as { data: Record<string, string> }).data['plan.yaml']).toBe(base.planText);
+      expect((docs[0] as { stringData: Record<string, string> }).stringData['plan.yaml']).toBe(base.planText);
     }
   });
 
   it('the schema check rejects a broken Job (so the test above can fail)', () => {
-    const [, job] = k8sObjects(base) as [unknown, { spec: Record<string, unknown> }];
+    const [, , job] = k8sObjects(base) as [unknown, unknown, { spec: Record<string, unknown> }];
     job.spec.completionMode = 'indexed';
     expect(() => validate(job as never)).toThrow(/completionMode/);
-    const [cm] = k8sObjects(base) as [{ data: Record<string, unknown> }, unknown];
+    const [, cm] = k8sObjects(base) as [unknown, { data: Record<string, unknown> }];
     cm.data['start-at'] = 1;
     expect(() => validate(cm as never)).toThrow(/must be string/);
   });
@@ -86,5 +89,40 @@ describe('benchgate k8s manifests', () => {
     mkdirSync(join(dir, 'out', 'shard-0'), { recursive: true });
     execFileSync('sh', ['-c', `cat ${join(dir, 'log.txt')} | ${collect}`]);
     expect(readdirSync(join(dir, 'out', 'shard-0', 'run-shard-0'))).toEqual(['summary.json']);
+  });
+
+  it('keeps header values and the API key out of the ConfigMap and gives the pods api_key_env from the Secret', () => {
+    const planText =
+      'name: big\ntarget:\n  url: http://vllm.svc:8000\n  api_key_env: VLLM_KEY\n  headers:\n    X-Tenant-Token: tt-secret-value\n';
+    const docs = parseAllDocuments(
+      renderK8sYaml({ ...base, planText, apiKey: { env: 'VLLM_KEY', value: 'sk-live-123' } }),
+    ).map((d) => d.toJSON() as Record<string, unknown>);
+    for (const d of docs) validate(d);
+    const [secret, configMap, job] = docs as [
+      { stringData: Record<string, string> },
+      Record<string, unknown>,
+      { spec: { template: { spec: { containers: { env: unknown[] }[]; volumes: unknown[] } } } },
+    ];
+    expect(JSON.stringify(configMap)).not.toMatch(/tt-secret-value|sk-live-123/);
+    expect(JSON.stringify(job)).not.toMatch(/tt-secret-value|sk-live-123/);
+    expect(secret.stringData).toEqual({ 'plan.yaml': planText, 'api-key': 'sk-live-123' });
+    const pod = job.spec.template.spec;
+    expect(pod.containers[0]!.env).toContainEqual({
+      name: 'VLLM_KEY',
+      valueFrom: { secretKeyRef: { name: 'bench-big-plan', key: 'api-key' } },
+    });
+    // only the plan file is mounted: the key is a variable, not a file in /plan
+    expect(pod.volumes).toContainEqual({
+      name: 'plan',
+      secret: { secretName: 'bench-big-plan', items: [{ key: 'plan.yaml', path: 'plan.yaml' }] },
+    });
+  });
+
+  it('warns about a loopback target or clock reference, which a pod cannot reach', () => {
+    expect(unreachableFromPods('http://127.0.0.1:8000', null)[0]).toMatch(
+      /inside a pod that is the pod itself/,
+    );
+    expect(unreachableFromPods('http://localhost:30000', 'http://[::1]:80')).toHaveLength(2);
+    expect(unreachableFromPods('http://vllm.serving.svc:8000', 'http://ntp-ref:8080')).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // `benchgate k8s PLAN`: the Kubernetes objects that run one plan from many machines. An Indexed Job
 // (completionMode: Indexed) runs one pod per shard; Kubernetes sets JOB_COMPLETION_INDEX in each pod,
-// which picks the shard's share of the load (load/shard.ts); the plan and the common start time live in a
-// ConfigMap. Each pod writes its shard run directory, then either prints it to stdout as a base64 tar
+// which picks the shard's share of the load (load/shard.ts). The plan (its header values are secrets)
+// and the API key of target.api_key_env live in a Secret, the common start time in a ConfigMap. Each pod
+// writes its shard run directory, then either prints it to stdout as a base64 tar
 // between two marker lines (collected with `kubectl logs`), or leaves it on a shared volume (a
 // ReadWriteMany PersistentVolumeClaim). Pure: it renders text; the CLI prints it.
 
@@ -27,7 +28,12 @@ export interface K8sRenderOptions {
   clockRef: string | null;
   /** Container resource requests, e.g. { cpu: '2', memory: '2Gi' }. */
   resources: { cpu: string; memory: string };
+  /** target.api_key_env and its value here: the pods get the variable from the Secret. */
+  apiKey?: { env: string; value: string } | null;
 }
+
+/** The Secret's key holding the API key (the plan file is the other key). */
+const API_KEY_ITEM = 'api-key';
 
 export const RESULTS_BEGIN = '----- benchgate results (base64 tar.gz) begin -----';
 export const RESULTS_END = '----- benchgate results end -----';
@@ -62,8 +68,26 @@ function podScript(o: K8sRenderOptions): string {
   ].join('\n');
 }
 
-/** The ConfigMap and the Indexed Job, as plain objects (the shapes `kubectl apply` takes). */
-export function k8sObjects(o: K8sRenderOptions): [Record<string, unknown>, Record<string, unknown>] {
+/** The pod's variables: the shard count, the common start (ConfigMap), the API key (Secret), the clock reference. */
+function podEnv(o: K8sRenderOptions): Record<string, unknown>[] {
+  const env: Record<string, unknown>[] = [
+    { name: 'BENCHGATE_SHARDS', value: String(o.shards) },
+    {
+      name: 'BENCHGATE_START_AT',
+      valueFrom: { configMapKeyRef: { name: `${o.name}-start`, key: 'start-at' } },
+    },
+  ];
+  if (o.apiKey)
+    env.push({
+      name: o.apiKey.env,
+      valueFrom: { secretKeyRef: { name: `${o.name}-plan`, key: API_KEY_ITEM } },
+    });
+  if (o.clockRef) env.push({ name: 'BENCHGATE_CLOCK_REF', value: o.clockRef });
+  return env;
+}
+
+/** The Secret (plan, API key), the ConfigMap (start time) and the Indexed Job, as plain objects for `kubectl apply`. */
+export function k8sObjects(o: K8sRenderOptions): Record<string, unknown>[] {
   checkName(o.name);
   if (!Number.isInteger(o.shards) || o.shards < 1 || o.shards > 10_000)
     throw new BenchgateError(
@@ -75,21 +99,27 @@ export function k8sObjects(o: K8sRenderOptions): [Record<string, unknown>, Recor
     ...(o.namespace ? { namespace: o.namespace } : {}),
     labels: { 'app.kubernetes.io/name': 'benchgate', 'benchgate/run': o.name },
   });
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: metadata(`${o.name}-plan`),
+    type: 'Opaque',
+    stringData: { [o.planFileName]: o.planText, ...(o.apiKey ? { [API_KEY_ITEM]: o.apiKey.value } : {}) },
+  };
   const configMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: metadata(`${o.name}-plan`),
-    data: { [o.planFileName]: o.planText, 'start-at': String(o.startAtEpochMs) },
+    metadata: metadata(`${o.name}-start`),
+    data: { 'start-at': String(o.startAtEpochMs) },
   };
-  const env: Record<string, unknown>[] = [
-    { name: 'BENCHGATE_SHARDS', value: String(o.shards) },
+  const env = podEnv(o);
+  // only the plan file is mounted; the API key reaches the pod as its variable, never as a file
+  const volumes: Record<string, unknown>[] = [
     {
-      name: 'BENCHGATE_START_AT',
-      valueFrom: { configMapKeyRef: { name: `${o.name}-plan`, key: 'start-at' } },
+      name: 'plan',
+      secret: { secretName: `${o.name}-plan`, items: [{ key: o.planFileName, path: o.planFileName }] },
     },
   ];
-  if (o.clockRef) env.push({ name: 'BENCHGATE_CLOCK_REF', value: o.clockRef });
-  const volumes: Record<string, unknown>[] = [{ name: 'plan', configMap: { name: `${o.name}-plan` } }];
   const mounts: Record<string, unknown>[] = [{ name: 'plan', mountPath: '/plan', readOnly: true }];
   if (o.results.kind === 'pvc') {
     volumes.push({ name: 'results', persistentVolumeClaim: { claimName: o.results.claim } });
@@ -124,7 +154,37 @@ export function k8sObjects(o: K8sRenderOptions): [Record<string, unknown>, Recor
       },
     },
   };
-  return [configMap, job];
+  return [secret, configMap, job];
+}
+
+/** True for an address only this machine answers on (a pod's own loopback is the pod). */
+function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return (
+      host === 'localhost' ||
+      host.endsWith('.localhost') ||
+      /^127\./.test(host) ||
+      host === '::1' ||
+      host === '0.0.0.0'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Warnings about addresses the pods cannot reach: a loopback target or clock reference. */
+export function unreachableFromPods(targetUrl: string | undefined, clockRef: string | null): string[] {
+  const out: string[] = [];
+  if (targetUrl && isLoopback(targetUrl))
+    out.push(
+      `target.url is ${targetUrl}: inside a pod that is the pod itself, not your server; use an address the cluster can reach (e.g. http://vllm.serving.svc:8000).`,
+    );
+  if (clockRef && isLoopback(clockRef))
+    out.push(
+      `--clock-ref ${clockRef} is a loopback address: every pod would read its own clock, not a common one.`,
+    );
+  return out;
 }
 
 /** Multi-document YAML for `kubectl apply -f -`. */
@@ -160,6 +220,6 @@ export function k8sCommands(o: K8sRenderOptions, yamlFile: string): string {
       `benchgate merge ${o.name}-results/* --out .`,
     );
   }
-  lines.push(`# clean up: kubectl delete${ns} job/${o.name} configmap/${o.name}-plan`);
+  lines.push(`# clean up: kubectl delete${ns} job/${o.name} secret/${o.name}-plan configmap/${o.name}-start`);
   return `${lines.join('\n')}\n`;
 }

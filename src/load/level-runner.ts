@@ -28,10 +28,10 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { LevelKey } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { type ArrivalKind, arrivalGaps } from './arrivals.js';
+import type { ArrivalKind } from './arrivals.js';
 import { type BackoffSpec, type ErrorStop, type ErrorStopSpec, FailurePolicy } from './failure-policy.js';
-import { ownsArrival, type Shard, shareOf } from './shard.js';
-import { SharedSlots } from './shared-slots.js';
+import { runPhase, type SendOne } from './level-phase.js';
+import type { Shard } from './shard.js';
 
 export interface LevelShape {
   levelIndex: number;
@@ -103,40 +103,6 @@ export interface LevelRunOptions {
   dueAtMs?: (stream: number) => number;
 }
 
-const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const delay = atMs - performance.now();
-    if (delay <= 0 || signal.aborted) return resolve();
-    const t = setTimeout(done, delay);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
-/** A counting semaphore whose waiters are served in arrival order. */
-class Slots {
-  private free: number;
-  private readonly waiters: (() => void)[] = [];
-  constructor(n: number) {
-    this.free = n;
-  }
-  acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return Promise.resolve();
-    }
-    return new Promise((r) => this.waiters.push(r));
-  }
-  release(): void {
-    const w = this.waiters.shift();
-    if (w) w();
-    else this.free++;
-  }
-}
-
 interface PhaseState {
   records: RequestRecord[];
   /** Requests cut off by an interrupt (not recorded). */
@@ -181,22 +147,19 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
   const halted = (): boolean => halt.signal.aborted;
 
   // warmup: same shape, bounded by count only, fully drained
+  const phase = { shape, sendOne, halted, haltSignal: halt.signal, dueAtMs: opts.dueAtMs };
   if (shape.warmup > 0 && !halted()) {
-    await runPhase(shape, shape.warmup, null, true, sendOne, halted, halt.signal, opts.dueAtMs);
+    await runPhase({ ...phase, count: shape.warmup, durationMs: null, warmup: true });
   }
   const measuredStartMs = opts.measureFrom ? await opts.measureFrom() : performance.now();
   const requests = shape.requests ?? (shape.durationMs === null ? 100 : null);
-  const inFlightAtDeadline = await runPhase(
-    shape,
-    requests,
-    shape.durationMs,
-    false,
-    sendOne,
-    halted,
-    halt.signal,
-    opts.dueAtMs,
-    measuredStartMs,
-  );
+  const inFlightAtDeadline = await runPhase({
+    ...phase,
+    count: requests,
+    durationMs: shape.durationMs,
+    warmup: false,
+    startAtMs: measuredStartMs,
+  });
   const measuredEndMs = performance.now();
   opts.signal?.removeEventListener('abort', onInterrupt);
   opts.signal?.removeEventListener('abort', onHalt);
@@ -209,153 +172,4 @@ export async function runLevel(opts: LevelRunOptions): Promise<LevelRunResult> {
     measuredEndMs,
     errorStop: policy.stopped,
   };
-}
-
-type SendOne = (warmup: boolean, scheduledAtMs: number, stream: number | null) => Promise<number>;
-
-/**
- * Sends up to `count` requests (null = unbounded) until `durationMs` passes, then waits for every
- * request that became due (queued ones included). Returns how many were queued or in flight when
- * the duration ran out (0 when the count ended the phase).
- */
-async function runPhase(
-  shape: LevelShape,
-  count: number | null,
-  durationMs: number | null,
-  warmup: boolean,
-  sendOne: SendOne,
-  halted: () => boolean,
-  haltSignal: AbortSignal,
-  dueAtMs?: (stream: number) => number,
-  startAtMs: number | null = null,
-): Promise<number> {
-  const start = startAtMs ?? performance.now();
-  let issued = 0;
-  let outstanding = 0;
-  let inFlightAtDeadline = 0;
-  let deadlinePassed = false;
-  const wake = new AbortController();
-  const onHalt = (): void => wake.abort();
-  haltSignal.addEventListener('abort', onHalt, { once: true });
-  if (haltSignal.aborted) wake.abort();
-  let holdUntilMs = 0; // open loop: no send before this (back-off)
-  const passDeadline = (): void => {
-    if (deadlinePassed) return;
-    deadlinePassed = true;
-    inFlightAtDeadline = outstanding;
-    wake.abort();
-  };
-  // The timer wakes sleepers; the clock is also read before every send, since a busy process fires
-  // timers late and nothing may be sent after the deadline. A timer can also fire a fraction of a ms
-  // early: then it is set again for the rest.
-  let deadlineTimer: ReturnType<typeof setTimeout> | null = null;
-  const armDeadline = (): void => {
-    if (durationMs === null || deadlinePassed) return;
-    const leftMs = start + durationMs - performance.now();
-    if (leftMs <= 0) passDeadline();
-    else deadlineTimer = setTimeout(armDeadline, leftMs);
-  };
-  armDeadline();
-  const pastDeadline = (): boolean => {
-    if (durationMs !== null && !deadlinePassed && performance.now() >= start + durationMs) passDeadline();
-    return deadlinePassed;
-  };
-  const shard = shape.shard ?? null;
-  // Closed loop: this shard's share of the requests; open loop: `count` bounds the whole schedule.
-  // (split over the shards that have a stream: with fewer streams than shards, the others send nothing).
-  const streams = Math.max(1, Math.round(shape.level.value));
-  const withStreams = shard ? Math.min(streams, shard.count) : 1;
-  const closedCount =
-    count !== null && shard && shape.level.kind === 'concurrency'
-      ? shard.index < withStreams
-        ? shareOf(count, shard.index, withStreams)
-        : 0
-      : count;
-  let arrivals = 0; // open loop: schedule positions walked, this shard's or not
-  const mayStart = (): boolean =>
-    !halted() &&
-    !pastDeadline() &&
-    (shape.level.kind === 'concurrency'
-      ? closedCount === null || issued < closedCount
-      : count === null || arrivals < count);
-  const capTotal = shape.level.kind === 'rate' ? shape.level.maxConcurrency : null;
-  const cap = !capTotal
-    ? null
-    : shape.sharedCap
-      ? new SharedSlots(shape.sharedCap)
-      : new Slots(shard ? Math.max(1, shareOf(capTotal, shard.index, shard.count)) : capTotal);
-  // Pending sends only (settled ones leave the set), so a long level holds no per-request promise.
-  const pending = new Set<Promise<number>>();
-  let failure: { error: unknown } | null = null;
-  const launch = (scheduledAtMs: number, stream: number | null): Promise<number> => {
-    issued++;
-    outstanding++;
-    const p = (async () => {
-      if (cap) await cap.acquire(); // time spent here is queue time: scheduledAtMs stays the due time
-      try {
-        // back-off hold (open loop): also queue time, the due time is kept
-        while (!halted() && performance.now() < holdUntilMs) await sleepUntil(holdUntilMs, wake.signal);
-        return halted() ? 0 : await sendOne(warmup, scheduledAtMs, stream);
-      } finally {
-        cap?.release();
-        outstanding--;
-      }
-    })();
-    pending.add(p);
-    const settled = (): void => {
-      pending.delete(p);
-    };
-    p.then(settled, (e: unknown) => {
-      failure ??= { error: e };
-      settled();
-    });
-    return p;
-  };
-
-  await sleepUntil(start, wake.signal); // a common start in the future (worker threads)
-  if (shape.level.kind === 'concurrency') {
-    const workers = shard ? shareOf(streams, shard.index, shard.count) : streams;
-    const worker = async (w: number): Promise<void> => {
-      const stream = shard ? w * shard.count + shard.index : w;
-      while (mayStart()) {
-        // think time (multi-turn): the request is due when it ends; a later wake-up is queue time
-        let dueMs = performance.now();
-        const thinkUntilMs = dueAtMs?.(stream) ?? 0;
-        if (thinkUntilMs > dueMs) {
-          // a timer may fire a fraction of a ms early: never send before the due time
-          while (!wake.signal.aborted && performance.now() < thinkUntilMs)
-            await sleepUntil(thinkUntilMs, wake.signal);
-          if (!mayStart()) break;
-          dueMs = thinkUntilMs;
-        }
-        const backoffMs = await launch(dueMs, stream);
-        if (backoffMs > 0 && mayStart()) await sleepUntil(performance.now() + backoffMs, wake.signal);
-      }
-    };
-    await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
-  } else {
-    const seed = shape.seed * 31 + shape.levelIndex * 2 + (warmup ? 1 : 0);
-    const drawn = arrivalGaps(shape.arrival, shape.level.value, seed, shape.burstiness);
-    const replay = warmup ? null : (shape.scheduleMs ?? null);
-    // a replayed schedule gives the next send's offset; its end ends the phase
-    const gap = replay
-      ? () => (arrivals < replay.length ? start + replay[arrivals] - dueAt : Number.POSITIVE_INFINITY)
-      : drawn;
-    let dueAt = start;
-    while (mayStart()) {
-      await sleepUntil(dueAt, wake.signal);
-      if (!mayStart()) break;
-      if (!shard || ownsArrival(arrivals, shard))
-        void launch(dueAt, null).then((backoffMs) => {
-          if (backoffMs > 0) holdUntilMs = Math.max(holdUntilMs, performance.now() + backoffMs);
-        });
-      arrivals++;
-      dueAt += gap();
-    }
-  }
-  while (pending.size > 0) await Promise.allSettled(pending);
-  if (failure) throw (failure as { error: unknown }).error;
-  if (deadlineTimer) clearTimeout(deadlineTimer);
-  haltSignal.removeEventListener('abort', onHalt);
-  return inFlightAtDeadline;
 }

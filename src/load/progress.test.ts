@@ -31,4 +31,39 @@ describe('progress on a piped stderr', () => {
       'waiting for http://x/health: 32s / 600s',
     ]);
   });
+
+  it('passes every different note, however it begins; drops only exact repeats (issue 24 item 11)', () => {
+    const out: string[] = [];
+    const note = throttledLines((l) => out.push(l), 3_600_000);
+    const notes = [
+      'benchgate: started the embedded simulator at http://127.0.0.1:1234',
+      'benchgate: slo_search probe 1/11: rate 2 req/s passes (goodput 100%)',
+      'benchgate: slo_search probe 2/11: rate 4 req/s passes (goodput 100%)',
+      'benchgate: observed prefix-cache hit rate 87% (expected 90%)',
+      'benchgate: --force: running past failed checks',
+      'benchgate: --force: running past failed checks',
+      'benchgate: the highest rate meeting the SLOs is 6 req/s',
+    ];
+    for (const n of notes) note(n);
+    expect(out).toEqual([...notes.slice(0, 5), notes[6]]);
+  });
+
+  it('throttles a waiting line whose log excerpt changes, and a matrix ready line, by the text before the counter', () => {
+    const out: string[] = [];
+    const note = throttledLines((l) => out.push(l), 3_600_000);
+    for (let s = 1; s <= 5; s++)
+      note(`waiting for http://x/health: ${s}s / 600s (HTTP 503) | loading shard ${s}/5`);
+    for (let s = 1; s <= 5; s++) note(`  cfg-a: waiting for ready ${s} s / 900 s · HTTP 503 · line ${s}`);
+    expect(out).toEqual([
+      'waiting for http://x/health: 1s / 600s (HTTP 503) | loading shard 1/5',
+      '  cfg-a: waiting for ready 1 s / 900 s · HTTP 503 · line 1',
+    ]);
+  });
+
+  it('counts an SLO-search probe against max_probes: "probe 3/11", not "level 3/1"', () => {
+    let out = '';
+    const view = plainProgress({ write: (s: string) => (out += s) }, 3_600_000);
+    view.levelStarted(2, 11, 'concurrency 8', 20, null, 'probe');
+    expect(out).toMatch(/^probe 3\/11 concurrency 8 {2}0\/20 done/);
+  });
 });

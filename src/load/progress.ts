@@ -12,6 +12,8 @@ export interface ProgressView {
     label: string,
     total: number | null,
     durationMs: number | null,
+    /** What is counted: a plan level, or an SLO-search probe out of max_probes. */
+    unit?: 'level' | 'probe',
   ): void;
   record(r: RequestRecord): void;
   levelDone(): void;
@@ -43,8 +45,15 @@ function levelStats() {
   let outTokens = 0;
   let ttfts: number[] = [];
   return {
-    start(levelIndex: number, levelCount: number, l: string, t: number | null, d: number | null): void {
-      label = `level ${levelIndex + 1}/${levelCount} ${l}`;
+    start(
+      levelIndex: number,
+      levelCount: number,
+      l: string,
+      t: number | null,
+      d: number | null,
+      unit: 'level' | 'probe' = 'level',
+    ): void {
+      label = `${unit} ${levelIndex + 1}/${levelCount} ${l}`;
       total = t;
       durationMs = d;
       startMs = performance.now();
@@ -92,8 +101,8 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
   };
 
   return {
-    levelStarted(levelIndex, levelCount, l, t, d) {
-      stats.start(levelIndex, levelCount, l, t, d);
+    levelStarted(levelIndex, levelCount, l, t, d, unit) {
+      stats.start(levelIndex, levelCount, l, t, d, unit);
       draw(true);
     },
     record(r) {
@@ -115,18 +124,23 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
 /** How often a piped progress view writes a line during a level, and repeats a waiting line. */
 export const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
+/** The elapsed / limit counter of a waiting line: "12s / 600s", "12 s / 900 s". */
+const COUNTER = /\b\d+(?:\.\d+)? ?s \/ \d+(?:\.\d+)? ?s\b/;
+
 /**
- * Passes lines to `write`, but a line with the same text before its first ':' as the previous one (a
- * repeated "waiting for …/health: 3s / 600s") at most once per `everyMs`: a log file is not flooded.
+ * Passes lines to `write`, dropping only repeats within `everyMs` of the last line written: the same
+ * line again, or a waiting line (one with an elapsed / limit counter, "waiting for …/health: 3s / 600s")
+ * whose text before its counter is the same, so a wait prints once per `everyMs` in a log file. Different
+ * lines always pass, whatever they begin with (every note starts "benchgate:").
  */
 export function throttledLines(write: (line: string) => void, everyMs = PLAIN_PROGRESS_EVERY_MS) {
   let lastKey: string | null = null;
   let lastAt = 0;
   return (line: string): void => {
-    const colon = line.indexOf(':');
-    const key = colon > 0 ? line.slice(0, colon) : null;
+    const counter = COUNTER.exec(line);
+    const key = counter ? `${line.slice(0, counter.index)}\u0000counter` : line;
     const now = performance.now();
-    if (key !== null && key === lastKey && now - lastAt < everyMs) return;
+    if (key === lastKey && now - lastAt < everyMs) return;
     lastKey = key;
     lastAt = now;
     write(line);
@@ -146,8 +160,8 @@ export function plainProgress(
   };
   const note = throttledLines((l) => stream.write(`${l}\n`), everyMs);
   return {
-    levelStarted(levelIndex, levelCount, l, t, d) {
-      stats.start(levelIndex, levelCount, l, t, d);
+    levelStarted(levelIndex, levelCount, l, t, d, unit) {
+      stats.start(levelIndex, levelCount, l, t, d, unit);
       print();
     },
     record(r) {

@@ -11,6 +11,7 @@ import { BenchgateError } from '../core/errors.js';
 import { threadClock } from '../core/shared-clock.js';
 import type { RequestRecord } from '../records/request-record.js';
 import type { LevelShape } from './level-runner.js';
+import { WORKER_FAULT_ENV } from './worker-faults.js';
 import { type PoolLevelOptions, resolveWorkerCount, runLevelInWorkers } from './worker-pool.js';
 import type { FromWorker } from './worker-protocol.js';
 
@@ -216,6 +217,40 @@ describe('a level over worker threads', () => {
     const e = await runLevelInWorkers(opts).catch((x: unknown) => x);
     expect((e as BenchgateError).code).toBe('BG_E_WORKER');
     expect((e as BenchgateError).message).toMatch(/load worker 1 failed: .*exited/);
+  });
+
+  /** Runs `fn` with worker `index` told to busy-loop forever (its event loop blocked). */
+  async function withSpinningWorker<T>(index: number, fn: () => Promise<T>): Promise<T> {
+    process.env[WORKER_FAULT_ENV] = `spin:${index}`;
+    try {
+      return await fn();
+    } finally {
+      delete process.env[WORKER_FAULT_ENV];
+    }
+  }
+
+  it('fails with BG_E_WORKER when a worker stops answering (a busy loop), instead of hanging', async () => {
+    const { opts } = pool(performance.now(), { silenceLimitMs: 1000 });
+    const e = await withSpinningWorker(1, () => runLevelInWorkers(opts).catch((x: unknown) => x));
+    expect((e as BenchgateError).code).toBe('BG_E_WORKER');
+    expect((e as BenchgateError).message).toMatch(/load worker 1 failed: it stopped answering for \d+ s/);
+  });
+
+  it('stops at the first interrupt even when a worker busy-loops: it is ended after the grace', async () => {
+    const stop = new AbortController();
+    const { opts } = pool(performance.now(), {
+      shape: shape({ requests: null, durationMs: 60_000 }),
+      signal: stop.signal,
+      interruptGraceMs: 500,
+      silenceLimitMs: 120_000,
+    });
+    const started = performance.now();
+    const result = await withSpinningWorker(0, () => {
+      setTimeout(() => stop.abort(), 1500);
+      return runLevelInWorkers(opts);
+    });
+    expect(result.interrupted).toBe(true);
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it('resolves auto to the cores but one, at least one', () => {

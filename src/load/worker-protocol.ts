@@ -26,7 +26,12 @@ export interface WorkerJob {
   preconnect: number;
 }
 
+/** How often a worker says it is alive; the coordinator's watchdog ends one silent far longer. */
+export const HEARTBEAT_MS = 500;
+
 export type FromWorker =
+  /** The worker's event loop turns (sent every HEARTBEAT_MS). */
+  | { t: 'alive' }
   /** Warmup drained; waiting for the common start. */
   | { t: 'warmed' }
   /** One complete record (its id is the coordinator's to assign). */

@@ -1,6 +1,8 @@
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { planSchema } from '../plan/schema.js';
 import { resolveConfig } from './config-plan.js';
+import { buildDemoPlan } from './demo-plan.js';
 import { estimateMatrix, renderPlanPreview, timeScaleOf } from './estimate.js';
 
 const plan = planSchema.parse({
@@ -17,9 +19,9 @@ const configs = plan.configs!.map((c) => resolveConfig(plan, c, 'p.yaml'));
 describe('plan preview estimate', () => {
   it('derives level durations from level sizes, output tokens and the simulator time scale', () => {
     const [a, b] = estimateMatrix({ plan, configs });
-    // b: ready 60 s + c=1: 20 requests × 100 tokens × 20 ms = 40 s + c=10: 2 waves × 2 s = 4 s
-    expect(b.estimatedS).toBeCloseTo(104, 6);
-    expect(a.estimatedS).toBeCloseTo(10.4, 6);
+    // b: ready 60 s + 2 s checkpoint and teardown + c=1: 20 requests × 100 tokens × 20 ms = 40 s + c=10: 2 waves × 2 s = 4 s
+    expect(b.estimatedS).toBeCloseTo(106, 6);
+    expect(a.estimatedS).toBeCloseTo(12.4, 6);
     expect(b.requestsToRun).toBe(40);
     expect(timeScaleOf(['x', '--time-scale', 'oops'])).toBe(1);
   });
@@ -32,10 +34,10 @@ describe('plan preview estimate', () => {
       measured: { a: { readyS: 3, levelS: { 1: 7 } } },
     });
     expect(a.levelsToRun).toEqual([1]);
-    expect(a.estimatedS).toBe(10);
+    expect(a.estimatedS).toBe(12);
     expect(a.basis).toBe('previous run');
     const text = renderPlanPreview(plan, [a]).join('\n');
-    expect(text).toContain('a: levels 10; 20 requests; ~10 s (previous run)');
+    expect(text).toContain('a: levels 10; 20 requests; ~12 s (previous run)');
   });
 
   it('states an SLO search as at most max_probes probes, never the default levels', () => {
@@ -50,8 +52,8 @@ describe('plan preview estimate', () => {
     });
     const est = estimateMatrix({ plan: search, configs, completedLevels: { b: [0, 1, 2] } });
     expect(est[0]).toMatchObject({ searchProbesAtMost: 5, requestsToRun: 80 });
-    // a (time scale 10): ready 6 s + 5 probes at concurrency 2, each 8 waves × 100 tokens × 2 ms
-    expect(est[0].estimatedS).toBeCloseTo(6 + 8, 6);
+    // a (time scale 10): ready 6 s + 2 s + 5 probes at concurrency 2, each 8 waves × 100 tokens × 2 ms
+    expect(est[0].estimatedS).toBeCloseTo(6 + 2 + 8, 6);
     expect(est[1]).toMatchObject({ searchProbesAtMost: 0, estimatedS: 0 });
     const text = renderPlanPreview(search, est).join('\n');
     expect(text).toContain('SLO search over concurrency from 2');
@@ -59,5 +61,20 @@ describe('plan preview estimate', () => {
     expect(text).toContain('a: at most 5 probes; at most 80 requests');
     expect(text).toContain('b: SLO search already completed');
     expect(text).not.toMatch(/levels|req\/s/);
+  });
+
+  it('estimates the demo near what it takes (about 45–50 s unloaded), not ~85 s (issue 24 item 14)', async () => {
+    const demo = await buildDemoPlan({
+      benchgateArgv: ['/usr/bin/node', '/x/dist/cli/main.js'],
+      output: tmpdir(),
+    });
+    const est = estimateMatrix({
+      plan: demo,
+      configs: demo.configs!.map((c) => resolveConfig(demo, c, 'demo')),
+    });
+    const total = est.reduce((a, e) => a + e.estimatedS, 0);
+    // each config: its stated 1 s load + 3 s start + 2 s checkpoint and teardown + ~6.3 s of levels
+    expect(total).toBeGreaterThan(40);
+    expect(total).toBeLessThan(55);
   });
 });

@@ -26,6 +26,17 @@ export interface ConfigEstimate {
 /** Assumed decode time per output token (real time) when nothing was measured: a deliberately rough 20 ms. */
 export const ASSUMED_ITL_S = 0.02;
 export const ASSUMED_READY_S = 60;
+/** A server whose command states its load (`benchgate sim --load-time S`): that load plus its process start. */
+export const ASSUMED_START_S = 3;
+/** Per config beyond ready and levels: checkpoint, smoke request, tokenizer choice, teardown. */
+export const ASSUMED_CONFIG_OVERHEAD_S = 2;
+
+/** Seconds until a config's server is ready when nothing was measured: its stated load time, else the assumed one. */
+function assumedReadyS(argv: readonly string[]): number {
+  const i = argv.indexOf('--load-time');
+  const load = i >= 0 ? Number(argv[i + 1]) : Number.NaN;
+  return Number.isFinite(load) && load >= 0 ? load + ASSUMED_START_S : ASSUMED_READY_S / timeScaleOf(argv);
+}
 
 /** A simulator's `--time-scale X` makes everything X times faster; real servers have none (1). */
 export function timeScaleOf(argv: readonly string[]): number {
@@ -51,7 +62,7 @@ export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
     const measured = input.measured?.[c.name];
     const scale = timeScaleOf(c.argv);
     let basis: ConfigEstimate['basis'] = 'model';
-    let total = measured?.readyS ?? ASSUMED_READY_S / scale;
+    let total = (measured?.readyS ?? assumedReadyS(c.argv)) + ASSUMED_CONFIG_OVERHEAD_S;
     for (const i of levelsToRun) {
       const m = measured?.levelS?.[i];
       if (m !== undefined) {
@@ -97,7 +108,7 @@ function estimateSearch(input: EstimateInput): ConfigEstimate[] {
     const done = (input.completedLevels?.[c.name] ?? []).length > 0;
     const probes = done ? 0 : s.max_probes;
     const scale = timeScaleOf(c.argv);
-    const ready = input.measured?.[c.name]?.readyS ?? ASSUMED_READY_S / scale;
+    const ready = (input.measured?.[c.name]?.readyS ?? assumedReadyS(c.argv)) + ASSUMED_CONFIG_OVERHEAD_S;
     const probeS = modelLevelS(plan, s.start, s.over === 'concurrency', scale);
     return {
       name: c.name,

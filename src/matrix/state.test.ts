@@ -68,6 +68,41 @@ describe('matrix state file', () => {
   });
 });
 
+describe('matrix state files of other versions', () => {
+  it('reads a /1 file (no stage records) and hands it on as /2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-state-'));
+    dirs.push(dir);
+    const v1 = {
+      ...newMatrixState('m1', null),
+      schema: 'benchgate.matrix-state/1',
+      configs: { a: prev({}) },
+    };
+    await writeFile(join(dir, MATRIX_STATE_FILE), JSON.stringify(v1));
+    const back = await readMatrixState(dir);
+    expect(back?.schema).toBe('benchgate.matrix-state/2');
+    expect(back?.configs.a.completedLevels).toEqual([0, 1]);
+    expect(back?.configs.a.stage).toBeUndefined();
+  });
+
+  it('refuses another schema and a config entry without its fields, naming the file and the config', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-state-'));
+    dirs.push(dir);
+    const file = join(dir, MATRIX_STATE_FILE);
+    await writeFile(
+      file,
+      JSON.stringify({ ...newMatrixState('m1', null), schema: 'benchgate.matrix-state/9' }),
+    );
+    await expect(readMatrixState(dir)).rejects.toThrow(
+      /not a benchgate matrix state file this version reads .*found "benchgate.matrix-state\/9"/,
+    );
+    const broken = { ...newMatrixState('m1', null), configs: { a: { ...prev({}), completedLevels: 'all' } } };
+    await writeFile(file, JSON.stringify(broken));
+    await expect(readMatrixState(dir)).rejects.toThrow(
+      `${file}: config "a" has no list of completed level indices (completedLevels); the file cannot be resumed`,
+    );
+  });
+});
+
 describe('resume decisions', () => {
   it('keeps completed levels when launch spec and verified config are unchanged', () => {
     expect(decideBeforeLaunch(prev({}), 'L1')).toEqual({ action: 'keep', completedLevels: [0, 1] });

@@ -1,5 +1,7 @@
 // The matrix state file (<matrix-dir>/matrix-state.json): which levels of which config completed under
-// which fingerprint. Written atomically after every step so `kill -9` at any moment leaves a usable file.
+// which fingerprint, and which stage of each config ran last with what outcome (so --resume re-enters a
+// config at a stage by name). Written atomically after every step so `kill -9` at any moment leaves a
+// usable file. Files of the earlier schema (/1, without stage records) are read and resumed too.
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,10 +43,25 @@ export interface ConfigState {
   supersededRuns: string[];
   /** Measured seconds (launch → ready, and per level index), used to estimate the next run's duration. */
   measured?: { readyS?: number; levelS?: Record<number, number> };
+  /** The stage running now, or the one the config stopped at; null once it ran to the end. Absent in /1 files. */
+  stage?: string | null;
+  /** Each stage's last outcome, by stage name (matrix/config-stages.ts). Absent in /1 files. */
+  stages?: Record<string, StageRecord>;
 }
 
+/** One stage's last outcome: running (a kill leaves it so), done, failed, interrupted or skipped. */
+export interface StageRecord {
+  status: 'running' | 'done' | 'failed' | 'interrupted' | 'skipped';
+  /** When it reached this status (ISO). */
+  at: string;
+}
+
+export const MATRIX_STATE_SCHEMA = 'benchgate.matrix-state/2';
+/** Earlier schemas still read (and resumed): /1 has no stage records. */
+const READABLE_SCHEMAS: readonly string[] = ['benchgate.matrix-state/1', MATRIX_STATE_SCHEMA];
+
 export interface MatrixState {
-  schema: 'benchgate.matrix-state/1';
+  schema: typeof MATRIX_STATE_SCHEMA;
   matrixId: string;
   planPath: string | null;
   createdAt: string;
@@ -55,7 +72,7 @@ export interface MatrixState {
 export function newMatrixState(matrixId: string, planPath: string | null): MatrixState {
   const now = new Date().toISOString();
   return {
-    schema: 'benchgate.matrix-state/1',
+    schema: MATRIX_STATE_SCHEMA,
     matrixId,
     planPath,
     createdAt: now,
@@ -84,14 +101,53 @@ export async function readMatrixState(dir: string): Promise<MatrixState | null> 
       `${join(dir, MATRIX_STATE_FILE)} is not valid JSON; expected a benchgate matrix state file.`,
     );
   }
+  return checkedState(parsed, join(dir, MATRIX_STATE_FILE));
+}
+
+/** The state in `parsed`, of a readable schema, its configs' fields checked (a clear error naming the first bad one). */
+function checkedState(parsed: unknown, file: string): MatrixState {
   const s = parsed as MatrixState;
-  if (s?.schema !== 'benchgate.matrix-state/1' || typeof s.configs !== 'object') {
+  const schema = (parsed as { schema?: unknown } | null)?.schema;
+  if (
+    typeof schema !== 'string' ||
+    !READABLE_SCHEMAS.includes(schema) ||
+    typeof s.configs !== 'object' ||
+    s.configs === null
+  ) {
     throw new BenchgateError(
       'BG_E_RUN_DIR',
-      `${join(dir, MATRIX_STATE_FILE)} is not a benchgate matrix state file (expected schema "benchgate.matrix-state/1").`,
+      `${file} is not a benchgate matrix state file this version reads (expected schema ${READABLE_SCHEMAS.map((x) => `"${x}"`).join(' or ')}; found ${typeof schema === 'string' ? `"${schema}"` : 'none'}).`,
     );
   }
+  for (const [name, c] of Object.entries(s.configs)) {
+    const bad = configStateProblem(c);
+    if (bad)
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `${file}: config "${name}" ${bad}; the file cannot be resumed (start a new matrix, or restore the file).`,
+      );
+    c.name ??= name;
+    c.supersededRuns ??= [];
+    c.failure ??= null;
+    c.verifiedConfigHash ??= null;
+    c.lastPid ??= null;
+  }
+  s.schema = MATRIX_STATE_SCHEMA;
   return s;
+}
+
+/** What is wrong with one config's entry, or null. */
+function configStateProblem(c: unknown): string | null {
+  const x = c as Partial<ConfigState> | null;
+  if (typeof x !== 'object' || x === null) return 'is not an object';
+  if (typeof x.launchFingerprint !== 'string') return 'has no launchFingerprint';
+  if (!Array.isArray(x.completedLevels) || !x.completedLevels.every((i) => Number.isInteger(i) && i >= 0))
+    return 'has no list of completed level indices (completedLevels)';
+  if (!['pending', 'running', 'completed', 'failed', 'skipped'].includes(x.status as string))
+    return `has an unknown status ${JSON.stringify(x.status)}`;
+  if (x.lastPid !== null && x.lastPid !== undefined && !Number.isInteger(x.lastPid))
+    return 'has a lastPid that is not a PID';
+  return null;
 }
 
 /** Writes the state atomically (temp file + rename), so a kill never leaves half a file. */

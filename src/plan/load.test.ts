@@ -159,7 +159,7 @@ configs:
     );
     expect((await failure(() => loadPlanFile(path))).details).toEqual([
       `${path}:2:11 load.levels: expected a list, found a whole number`,
-      `${path}:4:9 expect.wait: expected a duration: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m"; found true`,
+      `${path}:4:9 expect.wait: expected a duration of at most 24 h: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m"; found true`,
       `${path}:5:19 percentiles[1]: percentile 50 is listed twice (also at index 0)`,
     ]);
   });
@@ -314,9 +314,11 @@ describe('loadPlanFile: files that are not plans', () => {
       `expected a readable plan file at ${sub}, found a directory`,
     );
     const empty = await planFile('empty.yaml', '# nothing yet\n');
-    expect((await failure(() => loadPlanFile(empty))).message).toBe(
-      `plan ${empty} is empty; expected a mapping of options such as target, workload and load`,
-    );
+    const e = await failure(() => loadPlanFile(empty));
+    expect(e.message).toBe(`plan ${empty} is empty`);
+    expect(e.details).toEqual([
+      `${empty}:1:1 (top level): the plan is empty; expected a mapping of options such as target, workload and load`,
+    ]);
     const list = await planFile('list.yaml', '- 1\n- 2\n');
     expect((await failure(() => loadPlanFile(list))).details).toEqual([
       `${list}:1:1 (top level): expected a mapping, found a list`,

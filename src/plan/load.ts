@@ -32,9 +32,11 @@ function capped(lines: string[]): string[] {
 }
 
 function tooLarge(file: string, bytes: number): BenchgateError {
+  const why = `a plan may be at most ${MAX_PLAN_BYTES / 1024 / 1024} MiB (put prompts in a dataset file)`;
   return new BenchgateError(
     'BG_E_PLAN_INVALID',
-    `plan ${file} is ${(bytes / 1024 / 1024).toFixed(1)} MiB; a plan may be at most ${MAX_PLAN_BYTES / 1024 / 1024} MiB (put prompts in a dataset file)`,
+    `plan ${file} is ${(bytes / 1024 / 1024).toFixed(1)} MiB; ${why}`,
+    { details: [`${file}:1:1 (top level): the file is ${(bytes / 1024 / 1024).toFixed(1)} MiB; ${why}`] },
   );
 }
 
@@ -103,10 +105,10 @@ export function parsePlanText(text: string, file: string): Plan {
     );
   }
   if (raw === null || raw === undefined) {
-    throw new BenchgateError(
-      'BG_E_PLAN_INVALID',
-      `plan ${file} is empty; expected a mapping of options such as target, workload and load`,
-    );
+    const why = 'the plan is empty; expected a mapping of options such as target, workload and load';
+    throw new BenchgateError('BG_E_PLAN_INVALID', `plan ${file} is empty`, {
+      details: [`${file}:1:1 (top level): ${why}`],
+    });
   }
   const problems = planProblems(raw);
   if (problems.length > 0) {

@@ -46,9 +46,13 @@ describe('plans asking for more than one process can hold', () => {
   });
 
   it('says which limit binds: descriptors first, then memory', () => {
-    expect(inFlightProblem(1000, { openFiles: 256, memoryBytes: 2 ** 33 })).toContain('at most 192');
-    expect(inFlightProblem(1000, { openFiles: null, memoryBytes: 2 ** 20 })).toContain('at most 16;');
-    expect(inFlightProblem(100, { openFiles: 1024, memoryBytes: 2 ** 33 })).toBeNull();
+    expect(inFlightProblem(1000, { openFiles: 256, memoryBytes: 2 ** 33, cores: 2 })).toContain(
+      'at most 192',
+    );
+    expect(inFlightProblem(1000, { openFiles: null, memoryBytes: 2 ** 20, cores: 2 })).toContain(
+      'at most 16;',
+    );
+    expect(inFlightProblem(100, { openFiles: 1024, memoryBytes: 2 ** 33, cores: 2 })).toBeNull();
     expect(
       parseOpenFilesLimit('Max open files            20000                20000                files\n'),
     ).toBe(20000);

@@ -4,29 +4,55 @@
 
 import { z } from 'zod';
 import { parseDurationS } from '../core/clock.js';
+import {
+  MAX_GPU_MEMORY_MIB,
+  MAX_GPUS,
+  MAX_GRACE_S,
+  MAX_LEVEL_DURATION_S,
+  MAX_LIST_ITEMS,
+  MAX_NAME_CHARS,
+  MAX_PAUSE_MS,
+  MAX_PREFIX_GROUPS,
+  MAX_RATE,
+  MAX_REQUEST_TIMEOUT_S,
+  MAX_REQUESTS_PER_LEVEL,
+  MAX_TEMPERATURE,
+  MAX_TOKENS,
+  MAX_TURNS,
+  MAX_WAIT_S,
+  MAX_WORKERS,
+} from './bounds.js';
 import { losslessSchema } from './lossless-schema.js';
 import { SLO_PRESET_NAMES } from './slo-presets.js';
 
 const positiveInt = z.number().int().positive();
-const duration = z
-  .union([
-    // parseDurationS is the parser the run uses, so whatever validates here also parses there
-    // (a regex let "15m30" through, which then failed to parse).
-    z
-      .string()
-      .refine((v) => parseDurationS(v) !== null, 'expected a duration such as "90s", "15m" or "1h30m"'),
-    z.number().nonnegative(),
-  ])
-  .describe('A duration: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m".');
+const tokens = positiveInt.max(MAX_TOKENS);
+const requestCount = positiveInt.max(MAX_REQUESTS_PER_LEVEL);
+const pauseMs = z.number().nonnegative().max(MAX_PAUSE_MS);
+const timeoutS = z.number().positive().max(MAX_REQUEST_TIMEOUT_S);
+
+/** A duration of at most `maxS` seconds (timers cannot wait longer, and no run needs to). */
+const durationUpTo = (maxS: number) =>
+  z
+    .union([
+      // parseDurationS is the parser the run uses, so whatever validates here also parses there
+      // (a regex let "15m30" through, which then failed to parse).
+      z
+        .string()
+        .refine((v) => parseDurationS(v) !== null, 'expected a duration such as "90s", "15m" or "1h30m"')
+        .refine((v) => (parseDurationS(v) ?? 0) <= maxS, `at most ${maxS} s (${maxS / 3600} h)`),
+      z.number().nonnegative().max(maxS),
+    ])
+    .describe(
+      `A duration of at most ${maxS / 3600} h: seconds as a number, or a string such as "250ms", "90s", "15m", "1h30m".`,
+    );
 
 export const tokenLengthSchema = z
   .union([
-    z.object({ fixed: positiveInt.describe('Every request uses exactly N tokens.') }).strict(),
+    z.object({ fixed: tokens.describe('Every request uses exactly N tokens.') }).strict(),
     z
       .object({
-        uniform: z
-          .tuple([positiveInt, positiveInt])
-          .describe('Uniformly drawn from a to b tokens, both inclusive.'),
+        uniform: z.tuple([tokens, tokens]).describe('Uniformly drawn from a to b tokens, both inclusive.'),
       })
       .strict()
       .refine((v) => v.uniform[0] <= v.uniform[1], { message: 'uniform: [a, b] needs a <= b' }),
@@ -34,8 +60,8 @@ export const tokenLengthSchema = z
       .object({
         normal: z
           .object({
-            mean: z.number().positive().describe('Mean length in tokens.'),
-            std: z.number().nonnegative().describe('Standard deviation in tokens.'),
+            mean: z.number().positive().max(MAX_TOKENS).describe('Mean length in tokens.'),
+            std: z.number().nonnegative().max(MAX_TOKENS).describe('Standard deviation in tokens.'),
           })
           .strict()
           .describe('Normally distributed length, rounded and clamped to >= 1.'),
@@ -77,10 +103,10 @@ export const targetSchema = z
       ),
     timeouts: z
       .object({
-        connect_s: z.number().positive().default(10).describe('Connect timeout.'),
-        ttft_s: z.number().positive().default(300).describe('Max time from send to the first token.'),
-        stall_s: z.number().positive().default(60).describe('Max gap between two chunks.'),
-        total_s: z.number().positive().default(1800).describe('Max time for a whole request.'),
+        connect_s: timeoutS.default(10).describe('Connect timeout.'),
+        ttft_s: timeoutS.default(300).describe('Max time from send to the first token.'),
+        stall_s: timeoutS.default(60).describe('Max gap between two chunks.'),
+        total_s: timeoutS.default(1800).describe('Max time for a whole request.'),
       })
       .strict()
       .prefault({})
@@ -93,10 +119,10 @@ export const targetSchema = z
 
 export const sharedPrefixSchema = z
   .object({
-    groups: positiveInt.describe(
-      'G: number of distinct shared prefixes; request i belongs to group i mod G.',
-    ),
-    prefix_tokens: positiveInt.describe('P: tokens of the prefix every request of a group shares.'),
+    groups: positiveInt
+      .max(MAX_PREFIX_GROUPS)
+      .describe('G: number of distinct shared prefixes; request i belongs to group i mod G.'),
+    prefix_tokens: tokens.describe('P: tokens of the prefix every request of a group shares.'),
     expected_hit_rate: z
       .number()
       .min(0)
@@ -120,7 +146,7 @@ export const traceSchema = z
       .describe(
         'mooncake: JSONL with timestamp (ms), input_length, output_length, hash_ids. azure: Azure LLM inference trace CSV with TIMESTAMP, ContextTokens, GeneratedTokens. Default: by extension (.jsonl mooncake, .csv azure).',
       ),
-    block_tokens: positiveInt
+    block_tokens: tokens
       .default(512)
       .describe(
         'Tokens per hash id (Mooncake traces hash 512-token blocks); equal hash ids become equal prompt text.',
@@ -133,21 +159,19 @@ export const traceSchema = z
 
 export const thinkTimeSchema = z
   .union([
-    z.number().nonnegative().describe('Every think time is exactly this many ms.'),
+    pauseMs.describe('Every think time is exactly this many ms.'),
     z
-      .object({ fixed: z.number().nonnegative().describe('Think time in ms.') })
+      .object({ fixed: pauseMs.describe('Think time in ms.') })
       .strict()
       .describe('Every think time is exactly this many ms (the form token lengths use).'),
     z
       .object({
-        uniform: z
-          .tuple([z.number().nonnegative(), z.number().nonnegative()])
-          .describe('Uniformly drawn from a to b ms.'),
+        uniform: z.tuple([pauseMs, pauseMs]).describe('Uniformly drawn from a to b ms.'),
       })
       .strict()
       .refine((v) => v.uniform[0] <= v.uniform[1], { message: 'uniform: [a, b] needs a <= b' }),
     z
-      .object({ exponential: z.number().positive().describe('Mean think time in ms.') })
+      .object({ exponential: z.number().positive().max(MAX_PAUSE_MS).describe('Mean think time in ms.') })
       .strict()
       .describe('Exponentially distributed (memoryless users) with this mean.'),
   ])
@@ -157,9 +181,9 @@ export const thinkTimeSchema = z
 
 export const multiTurnSchema = z
   .object({
-    turns: positiveInt.describe(
-      'T: turns per conversation; after T turns the user starts a new conversation.',
-    ),
+    turns: positiveInt
+      .max(MAX_TURNS)
+      .describe('T: turns per conversation; after T turns the user starts a new conversation.'),
     think_time_ms: thinkTimeSchema
       .default(0)
       .describe(
@@ -208,7 +232,7 @@ export const workloadSchema = z
       .describe(
         'Ask the server to ignore EOS so outputs have the requested length. Default: true for random prompts and for kind: sharegpt with recorded output lengths, false otherwise.',
       ),
-    temperature: z.number().min(0).default(0).describe('Sampling temperature.'),
+    temperature: z.number().min(0).max(MAX_TEMPERATURE).default(0).describe('Sampling temperature.'),
     seed: z.number().int().default(1).describe('Seed for prompts, lengths and arrival schedules.'),
     tokenizer: z
       .string()
@@ -252,12 +276,13 @@ export const sloSearchSchema = z
       .enum(['rate', 'concurrency'])
       .default('rate')
       .describe('What the search varies: open-loop request rate (req/s) or closed-loop concurrency.'),
-    start: z.number().positive().default(1).describe('First value probed.'),
-    min: z.number().positive().default(0.1).describe('Lowest value the search may probe.'),
-    max: z.number().positive().default(1024).describe('Highest value the search may probe.'),
+    start: z.number().positive().max(MAX_RATE).default(1).describe('First value probed.'),
+    min: z.number().positive().max(MAX_RATE).default(0.1).describe('Lowest value the search may probe.'),
+    max: z.number().positive().max(MAX_RATE).default(1024).describe('Highest value the search may probe.'),
     precision: z
       .number()
       .positive()
+      .max(MAX_RATE)
       .default(0.5)
       .describe(
         'Stop when the bracket [highest pass, lowest fail] is at most this wide (concurrency: >= 1).',
@@ -265,9 +290,10 @@ export const sloSearchSchema = z
     growth: z
       .number()
       .gt(1)
+      .max(1000)
       .default(2)
       .describe('Bracketing factor between probes before the first fail/pass.'),
-    max_probes: positiveInt.default(12).describe('At most this many probes (levels).'),
+    max_probes: positiveInt.max(MAX_LIST_ITEMS).default(12).describe('At most this many probes (levels).'),
     share: z
       .number()
       .gt(0)
@@ -307,38 +333,38 @@ export const loadSchema = z
       .describe('Open-loop inter-arrival distribution (kind: rate).'),
     burstiness: z
       .number()
-      .positive()
+      .min(0.01)
+      .max(100)
       .default(1)
       .describe('Gamma shape for arrival: gamma (1 = Poisson; <1 burstier, >1 smoother).'),
     max_concurrency: positiveInt
       .optional()
       .describe('Open loop: cap on requests in flight; time waited on the cap is recorded as queue time.'),
-    requests: positiveInt
+    requests: requestCount
       .optional()
       .describe('Measured requests per level. Default 100 when no duration is given.'),
-    duration: duration
+    duration: durationUpTo(MAX_LEVEL_DURATION_S)
       .optional()
       .describe('Per-level duration; with requests, the level ends at whichever comes first.'),
     warmup: z
       .number()
       .int()
       .nonnegative()
+      .max(MAX_REQUESTS_PER_LEVEL)
       .default(0)
       .describe('Warmup requests per level, sent first and excluded from metrics.'),
     workers: z
-      .union([positiveInt, z.literal('auto')])
+      .union([positiveInt.max(MAX_WORKERS), z.literal('auto')])
       .default(1)
       .describe(
         'Worker threads that send the load (auto = CPU cores − 1, at least 1). Each sends an exact share of every level (closed loop: streams and requests; open loop: its arrivals of the one seeded schedule, from one common start); this thread alone writes the records. 1 = one event loop, no threads.',
       ),
     backoff: z
       .object({
-        initial_ms: z
-          .number()
-          .nonnegative()
+        initial_ms: pauseMs
           .default(100)
           .describe('Back-off after the first such failure in a row (ms); 0 turns back-off off.'),
-        max_ms: z.number().nonnegative().default(2000).describe('Cap on one back-off wait (ms).'),
+        max_ms: pauseMs.default(2000).describe('Cap on one back-off wait (ms).'),
       })
       .strict()
       .prefault({})
@@ -353,7 +379,7 @@ export const loadSchema = z
           .max(1)
           .default(0.5)
           .describe('A level stops when more than this fraction of its requests failed (1 = never).'),
-        min_requests: positiveInt
+        min_requests: requestCount
           .default(20)
           .describe('Complete requests (warmup included) before the rate is judged.'),
       })
@@ -388,15 +414,16 @@ export const loadSchema = z
     'How load is applied: closed loop (kind: concurrency), open loop (kind: rate), level by level, or a search for the highest load meeting the SLOs (kind: slo_search).',
   );
 
+const sloMs = z
+  .number()
+  .positive()
+  .max(MAX_REQUEST_TIMEOUT_S * 1000);
+
 export const sloSchema = z
   .object({
-    ttft_ms: z.number().positive().optional().describe('Max time to first token (ms), from the send.'),
-    tpot_ms: z.number().positive().optional().describe('Max time per output token after the first (ms).'),
-    e2e_ms: z
-      .number()
-      .positive()
-      .optional()
-      .describe('Max end-to-end latency (ms), from the send to the last token.'),
+    ttft_ms: sloMs.optional().describe('Max time to first token (ms), from the send.'),
+    tpot_ms: sloMs.optional().describe('Max time per output token after the first (ms).'),
+    e2e_ms: sloMs.optional().describe('Max end-to-end latency (ms), from the send to the last token.'),
   })
   .strict()
   .describe('Service-level objectives for goodput: a request counts when it meets every one given.');
@@ -450,8 +477,12 @@ export const expectSchema = z
       .describe(
         'Expectations on normalised keys (tp_size, speculative.topk, overlap_schedule, …) or engine-native keys (sglang.disable_overlap_schedule).',
       ),
-    logs: z.array(logExpectationSchema).default([]).describe('Assertions on server log files.'),
-    wait: duration
+    logs: z
+      .array(logExpectationSchema)
+      .max(MAX_LIST_ITEMS)
+      .default([])
+      .describe('Assertions on server log files.'),
+    wait: durationUpTo(MAX_WAIT_S)
       .optional()
       .describe('How long to wait for the server to become healthy (model load). Default: no waiting.'),
     smoke: z
@@ -494,11 +525,12 @@ export const toolSchema = z
 
 export const gpusSchema = z
   .object({
-    count: positiveInt.optional().describe('Number of GPUs that must be visible.'),
+    count: positiveInt.max(MAX_GPUS).optional().describe('Number of GPUs that must be visible.'),
     model: z.string().optional().describe('Substring or regex (/.../) the GPU name must match.'),
     max_memory_used_mib: z
       .number()
       .nonnegative()
+      .max(MAX_GPU_MEMORY_MIB)
       .optional()
       .describe('Before the run, memory in use per GPU must not exceed this (MiB).'),
     no_foreign_processes: z
@@ -567,6 +599,7 @@ export const configSchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, ".", "_" and "-"')
+      .max(MAX_NAME_CHARS)
       .describe('Unique name of the configuration; results are stored and compared under it.'),
     launch: launchSchema.optional(),
     stop: z
@@ -576,7 +609,9 @@ export const configSchema = z
           .default('SIGTERM')
           .describe('Signal sent to stop the server.'),
         command: z.string().optional().describe('Command to run instead of sending a signal.'),
-        grace: duration.default('30s').describe('Time to wait for a clean exit before SIGKILL.'),
+        grace: durationUpTo(MAX_GRACE_S)
+          .default('30s')
+          .describe('Time to wait for a clean exit before SIGKILL.'),
       })
       .strict()
       .prefault({})
@@ -586,7 +621,9 @@ export const configSchema = z
       .string()
       .optional()
       .describe('Server log path (launch output is also captured into the run directory).'),
-    ready_timeout: duration.default('15m').describe('How long the launched server may take to become ready.'),
+    ready_timeout: durationUpTo(MAX_WAIT_S)
+      .default('15m')
+      .describe('How long the launched server may take to become ready.'),
     expect: expectSchema
       .partial()
       .optional()
@@ -597,13 +634,19 @@ export const configSchema = z
 
 export const planSchema = z
   .object({
-    name: z.string().optional().describe('Run name; default: the plan file name or "bench".'),
+    name: z
+      .string()
+      .min(1)
+      .max(MAX_NAME_CHARS)
+      .optional()
+      .describe('Run name; default: the plan file name or "bench".'),
     target: targetSchema.prefault({}),
     workload: workloadSchema.prefault({}),
     load: loadSchema.prefault({}),
     slo: sloSchema.default({}),
     percentiles: z
       .array(z.number().gt(0).lt(100))
+      .max(100)
       .default([50, 90, 95, 99])
       .describe('Latency percentiles to report (linear interpolation), each within (0, 100).'),
     output: z
@@ -613,7 +656,11 @@ export const planSchema = z
       .describe('Results directory; each run gets <output>/<run-id>/.'),
     host: hostSchema,
     expect: expectSchema.prefault({}),
-    tools: z.array(toolSchema).default([]).describe('Tools the run depends on, checked before load.'),
+    tools: z
+      .array(toolSchema)
+      .max(MAX_LIST_ITEMS)
+      .default([])
+      .describe('Tools the run depends on, checked before load.'),
     gpus: gpusSchema.optional(),
     varies: z
       .array(z.string())
@@ -621,6 +668,7 @@ export const planSchema = z
       .describe('Config keys this plan varies on purpose; compare warns about differences in any other key.'),
     configs: z
       .array(configSchema)
+      .max(MAX_LIST_ITEMS)
       .optional()
       .describe('Matrix: server configurations that `benchgate run` launches in turn.'),
     lossless: losslessSchema.optional(),

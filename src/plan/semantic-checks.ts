@@ -233,6 +233,12 @@ function multiTurnProblems(plan: Raw): PlanProblem[] {
   const load = asMap(plan.load);
   const kind = load?.kind ?? 'concurrency';
   const over = asMap(load?.slo_search)?.over ?? 'rate';
+  if (typeof load?.workers === 'number' && load.workers > 1)
+    out.push({
+      path: ['load', 'workers'],
+      message: `workload.kind multi_turn runs in one thread (each turn needs the previous reply): set it to 1 or auto (found ${load.workers})`,
+      anchor: 'value',
+    });
   if (kind === 'rate' || (kind === 'slo_search' && over !== 'concurrency'))
     out.push({
       path: ['load', 'kind'],

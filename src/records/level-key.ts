@@ -9,15 +9,22 @@ export interface LevelKey {
   value: number;
   /** For rate levels, the optional concurrency cap. */
   maxConcurrency?: number | null;
+  /** A trace replay's level: the speed factor the plan gave (value is the mean rate it offered). */
+  speedFactor?: number;
 }
 
-/** "c=16" or "2 req/s (cap 8)": for tables and log lines. */
+const cap = (k: LevelKey) => (k.maxConcurrency ? ` (cap ${k.maxConcurrency})` : '');
+
+/** "c=16", "2 req/s (cap 8)" or, for a trace replayed 1.5 times as fast, "×1.5 (13.514 req/s)": for tables and log lines. */
 export function levelLabel(k: LevelKey): string {
   if (k.kind === 'concurrency') return `c=${k.value}`;
-  return `${k.value} req/s${k.maxConcurrency ? ` (cap ${k.maxConcurrency})` : ''}`;
+  if (k.speedFactor !== undefined)
+    return `×${k.speedFactor} (${k.value} req/s${cap(k).replace(/^ \(/, ', ').replace(/\)$/, '')})`;
+  return `${k.value} req/s${cap(k)}`;
 }
 
-/** "concurrency 16" or "rate 2 req/s": for sentences and progress. */
+/** "concurrency 16", "rate 2 req/s" or "trace ×1.5 (13.514 req/s)": for sentences and progress. */
 export function levelWords(k: LevelKey): string {
-  return k.kind === 'concurrency' ? `concurrency ${k.value}` : `rate ${levelLabel(k)}`;
+  if (k.kind === 'concurrency') return `concurrency ${k.value}`;
+  return k.speedFactor !== undefined ? `trace ${levelLabel(k)}` : `rate ${levelLabel(k)}`;
 }

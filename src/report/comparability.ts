@@ -81,7 +81,7 @@ export const isWorkloadKey = (key: string): boolean => key.startsWith('workload.
 export interface Comparability {
   differences: ConfigDifference[];
   warnings: string[];
-  /** Workload differences not declared as varied, e.g. "workload.input_tokens: {"fixed":1024} vs {"fixed":256}". */
+  /** Workload differences not declared as varied, e.g. `workload.input_tokens: {"fixed":256} in short, {"fixed":1024} in long`. */
   workloadDifferences: string[];
 }
 
@@ -119,8 +119,10 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
       if (!baseFacts.has(key) || !facts.has(key)) continue;
       const expected = isVariedFor(key, variesList, facts.get('engine') ?? baseFacts.get('engine'));
       differences.push({ key, baseline: a, other: b, run: other.name, expected });
-      if (!expected) unexpected.push(`${key}: ${a} vs ${b}`);
-      if (!expected && isWorkloadKey(key)) workloadDifferences.push(`${other.name} ${key}: ${a} vs ${b}`);
+      // each value under its own run's name (the other run's first, as the sentence names it first)
+      const both = `${b} in ${other.name}, ${a} in ${baseline.name}`;
+      if (!expected) unexpected.push(`${key}: ${both}`);
+      if (!expected && isWorkloadKey(key)) workloadDifferences.push(`${key}: ${both}`);
     }
     if (unexpected.length > 0) {
       warnings.push(

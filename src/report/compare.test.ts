@@ -139,7 +139,7 @@ describe('compareRuns', () => {
     });
     const c = compareRuns([loaded(baseline), loaded(tp4)], { iterations: 50 });
     expect(c.comparabilityWarnings).toHaveLength(1);
-    expect(c.comparabilityWarnings[0]).toContain('tp_size: 8 vs 4');
+    expect(c.comparabilityWarnings[0]).toContain('tp_size: 4 in tp4, 8 in baseline');
     expect(c.comparabilityWarnings[0]).not.toContain('speculative.topk');
     expect(c.configDiff.find((d) => d.key === 'speculative.topk')!.expected).toBe(true);
     // where a server listens is not what it computes: a different port is no difference at all

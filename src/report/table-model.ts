@@ -46,7 +46,10 @@ export function exclusionNote(cmp: Comparison): string | null {
     (l) => !Object.values(l.flags).some((fs) => fs.some((f) => f.flag === 'missing')),
   );
   const excluded = common.filter((l) => !l.usable);
-  if (excluded.length === 0) return null;
+  if (excluded.length === 0)
+    return cmp.verdicts.length === 0
+      ? 'No verdicts: no metric shown has a value at a level the runs share (see the tables for why).'
+      : null;
   const list = excluded.map((l) => `${l.label} (${flagNote(l)})`).join('; ');
   if (excluded.length === common.length) return `No verdicts: every common level is excluded: ${list}.`;
   if (cmp.verdictsWithheld) return `${cmp.verdictsWithheld} Excluded levels: ${list}.`;

@@ -77,12 +77,25 @@ describe('validity in reports and comparisons', () => {
     expect(strict.verdicts[0].text).toMatch(/^b has lower median end-to-end latency than a/);
   });
 
+  it('never prints an empty Verdicts heading: says why there are none (issue 24 item 14)', () => {
+    const a = loaded({ name: 'short', levels: levels(1000), workload: { input_tokens: { fixed: 128 } } });
+    const b = loaded({ name: 'long', levels: levels(3000), workload: { input_tokens: { fixed: 4096 } } });
+    const cmp = compareRuns([a, b], { iterations: 50, allowDifferentWorkloads: true, metrics: ['ttft_p99'] });
+    expect(cmp.verdicts).toEqual([]);
+    const text = render(cmp, 'text');
+    expect(text).toMatch(/Verdicts\n {2}No verdicts: no metric shown has a value at a level the runs share/);
+    expect(render(cmp, 'markdown')).toContain('_No verdicts: no metric shown has a value');
+  });
+
   it('withholds verdicts for different workloads unless told the difference is the point', () => {
     const a = loaded({ name: 'long', levels: levels(1000), workload: { input_tokens: { fixed: 1024 } } });
     const b = loaded({ name: 'short', levels: levels(100), workload: { input_tokens: { fixed: 256 } } });
     const refused = compareRuns([a, b], { iterations: 100 });
     expect(refused.verdicts).toEqual([]);
-    expect(refused.verdictsWithheld).toContain('workload.input_tokens: {"fixed":1024} vs {"fixed":256}');
+    // each value under its own run's name
+    expect(refused.verdictsWithheld).toContain(
+      'workload.input_tokens: {"fixed":256} in short, {"fixed":1024} in long',
+    );
     expect(render(refused, 'text')).toContain('No verdicts: the runs measured different workloads');
     const allowed = compareRuns([a, b], { iterations: 100, allowDifferentWorkloads: true });
     expect(allowed.verdicts.length).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import { summarizeLevel } from '../metrics/level.js';
 import { percentile } from '../metrics/percentile.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { EAGLE3_TOPK1_ARGS, simulatorsClosedAfterEach } from '../sim/testing/fast-sim.js';
-import { importSglang } from './import-sglang.js';
+import { importSglang } from './import-result.js';
 
 const { sim } = simulatorsClosedAfterEach();
 const OUTPUT_TOKENS = 40;

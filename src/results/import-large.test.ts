@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeImportedRun } from './import-common.js';
-import { importVllm } from './import-vllm.js';
+import { importVllm } from './import-result.js';
+import { writeImportedRun } from './import-run.js';
 
 const root = await mkdtemp(join(tmpdir(), 'bg-import-large-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -27,7 +27,6 @@ function largeVllmResult(n: number): string {
     ttfts: Array.from({ length: n }, (_, i) => 0.1 + (i % 100) / 1000),
     itls: Array.from({ length: n }, () => [0.02, 0.02, 0.02]),
     start_times: Array.from({ length: n }, (_, i) => 1000 + i / 500),
-    latencies: Array(n).fill(0.2),
     errors: Array(n).fill(''),
     mean_ttft_ms: 150,
     median_ttft_ms: 150,

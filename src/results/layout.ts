@@ -55,6 +55,11 @@ export interface Manifest {
     definitions?: string;
     /** Imports: whether the tool's ITL figures were per token or per chunk (see the importer). */
     itl?: 'token' | 'chunk';
+    /**
+     * Imports without per-request records (so without confidence intervals): read from a result table
+     * the tool printed, or from a result file written without its per-request details.
+     */
+    summaryOnly?: 'printed-table' | 'no-details';
   };
   startedAt: string;
   finishedAt: string | null;

@@ -9,7 +9,7 @@ import { parsePlanText } from '../plan/load.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { randomRecords } from '../records/test-support/random-records.js';
 import type { Manifest } from './layout.js';
-import { mergeShardRuns } from './merge.js';
+import { mergeShardRuns, shifted } from './merge.js';
 import { readRun } from './read-run.js';
 import { createRunStore } from './run-store.js';
 import type { ShardClock } from './shard-info.js';
@@ -26,15 +26,27 @@ function writeShard(
   clock: ShardClock,
   wallAtAnchorMs: number,
   bootId: string | null = null,
+  opts: {
+    startAtEpochMs?: number | null;
+    lateMs?: number;
+    name?: string;
+    output?: string;
+    shard?: object;
+  } = {},
 ): string {
-  const anchor = takeAnchor();
+  // the anchor a real shard records beside wallAtAnchorMs: the same instant on the same clock
+  const anchor = {
+    ...takeAnchor(),
+    wallEpochMs: wallAtAnchorMs,
+    wallIso: new Date(wallAtAnchorMs).toISOString(),
+  };
   const store = createRunStore({
     outDir: root,
     runId: `shard-${index}`,
     secrets: [],
     manifest: {
-      name: 'sharded',
-      plan,
+      name: opts.name ?? 'sharded',
+      plan: { ...plan, name: opts.name ?? plan.name, output: opts.output ?? plan.output },
       planPath: null,
       versions: { benchgate: 't', node: process.version, os: 'x' },
       anchor,
@@ -45,12 +57,22 @@ function writeShard(
       source: { tool: 'benchgate' },
       startedAt: new Date(wallAtAnchorMs).toISOString(),
       finishedAt: new Date(wallAtAnchorMs + 5000).toISOString(),
-      shard: { index, count: 3, startAtEpochMs: null, wallAtAnchorMs, bootId, clock },
+      shard: {
+        index,
+        count: 3,
+        startAtEpochMs: opts.startAtEpochMs ?? null,
+        wallAtAnchorMs,
+        bootId,
+        clock,
+        ...opts.shard,
+      },
     } as Omit<Manifest, 'schema' | 'runId'>,
   });
   const levels: LevelSummary[] = [];
   for (const li of [0, 1]) {
-    const records = randomRecords(120, 100 * index + li, li, 1000 * li);
+    const records = randomRecords(120, 100 * index + li, li, 1000 * li).map((r) =>
+      shifted(r, opts.lateMs ?? 0, r.id),
+    );
     for (const r of records) store.appendRecord(r);
     const level = summarizeLevel({
       levelIndex: li,
@@ -164,5 +186,85 @@ describe('benchgate merge', () => {
       /are both shard 1/,
     );
     await expect(mergeShardRuns({ dirs: [a!, root], outDir: root })).rejects.toThrow(/manifest/);
+  });
+
+  it('refuses forged clock fields naming the file and the key: no negative or null uncertainty, no 1e9 shards, no anchor that disagrees', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const good = [1, 2].map((i) => writeShard(root, i, clock(0, 0), 1e12));
+    const forged = (shard: object, c: ShardClock = clock(0, 0)) =>
+      mergeShardRuns({ dirs: [writeShard(root, 0, c, 1e12, null, { shard }), ...good], outDir: root });
+    const negative = { reference: 'test', start: sample(0, 0, -5), end: sample(5000, 0) };
+    await expect(forged({}, negative)).rejects.toThrow(
+      /manifest.json: shard.clock.start.uncertaintyMs must be a finite number of ms ≥ 0; found -5/,
+    );
+    const nullUncertainty = {
+      reference: 'test',
+      start: { atMs: 0, offsetMs: 0, uncertaintyMs: null },
+      end: null,
+    };
+    await expect(forged({}, nullUncertainty as unknown as ShardClock)).rejects.toThrow(
+      /uncertaintyMs must be .*; found null/,
+    );
+    await expect(forged({ count: 1e9 })).rejects.toThrow(
+      /shard.count must be a whole number from 1 to 1024; found 1000000000/,
+    );
+    await expect(forged({ wallAtAnchorMs: 1e12 + 1_000_000 })).rejects.toThrow(
+      /shard.wallAtAnchorMs must be within 1000 ms of the run's anchor.wallEpochMs/,
+    );
+    await expect(forged({}, clock(0, 1e12))).rejects.toThrow(
+      /clock.end.offsetMs must be a finite number of ms within a day/,
+    );
+  });
+
+  it('checks forged offsets against the records: a shard placed far from the others did not run with them', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    // offsets of an hour on both samples: no drift, a tiny bound, so no skew, yet the records land an hour apart
+    const dirs = [0, 1, 2].map((i) =>
+      writeShard(root, i, i === 2 ? clock(3_600_000, 3_600_000) : clock(0, 0), 1e12),
+    );
+    const merged = await mergeShardRuns({ dirs, outDir: root });
+    expect(merged.merge.skewBoundMs).toBeLessThan(1);
+    expect(merged.merge.suspect).toBe(true);
+    expect(merged.merge.reasons.join('\n')).toMatch(
+      /shard 2 sent its first request 3\d{3}\.\d+ s after shard \d .*did not run together/,
+    );
+    for (const l of merged.summary.levels) expect(l.validity.valid).toBe(false);
+  });
+
+  it('flags shards that started late against the common start even with skew 0 (one machine)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const wall = 1e12;
+    // shard 1 reached the common start 1.2 s late, and its records begin 1.2 s after the others'
+    const dirs = [0, 1, 2].map((i) =>
+      writeShard(root, i, clock(0, 0), wall, 'boot-1', {
+        startAtEpochMs: wall,
+        lateMs: i === 1 ? 1200 : 0,
+        shard: { lateStartMs: i === 1 ? 1200 : 0 },
+      }),
+    );
+    const merged = await mergeShardRuns({ dirs, outDir: root });
+    expect(merged.merge.skewBoundMs).toBe(0);
+    expect(merged.merge.suspect).toBe(true);
+    const reasons = merged.merge.reasons.join('\n');
+    expect(reasons).toMatch(
+      /shard 1 reached the common start 1\.200 s late \(limit 250 ms\): it started after the others/,
+    );
+    expect(reasons).toMatch(/concurrency 6: shard 1 sent its first request 1\.\d+ s after shard \d/);
+    expect(merged.summary.levels[0]!.validity.valid).toBe(false);
+    const onTime = await mergeShardRuns({
+      dirs: [0, 1, 2].map((i) => writeShard(root, i, clock(0, 0), wall, 'boot-1', { startAtEpochMs: wall })),
+      outDir: root,
+    });
+    expect(onTime.merge.suspect).toBe(false);
+  });
+
+  it('merges shards whose plans differ only in name and output directory (the local recipe)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const dirs = [0, 1, 2].map((i) =>
+      writeShard(root, i, clock(0, 0), 1e12, 'boot-1', { name: `demo-shard-${i}`, output: `out-${i}` }),
+    );
+    const merged = await mergeShardRuns({ dirs, outDir: root });
+    expect(merged.summary.name).toBe('demo-merged');
+    expect(merged.merge.suspect).toBe(false);
   });
 });

@@ -5,128 +5,36 @@
 // summaries are then computed from the merged requests.jsonl exactly as for a one-process run, so they
 // equal what one process would have computed from the same records. The manifest states each shard's
 // offset, drift and bound; a skew bound above the limit (or a shard without clock samples) marks the
-// run suspect and every level invalid, with the reason.
+// run suspect and every level invalid, with the reason. Shards whose first requests of a level lie too
+// far apart (or, at the first level, too far from the common start) did not load the server together:
+// that level is invalid and the run suspect, even with perfectly placed records.
 
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { BenchgateError } from '../core/errors.js';
+import { join } from 'node:path';
 import type { LevelContext } from '../metrics/level-accumulator.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import { levelWords } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
-import { MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import { type Manifest, REQUESTS_FILE } from './layout.js';
 import { forEachStoredRecord, summarizeStoredLevel } from './level-from-file.js';
+import {
+  DEFAULT_MAX_START_LAG_MS,
+  type MergeOptions,
+  type MergeResult,
+  type Placement,
+  placeShards,
+  type ShardRun,
+} from './merge-shards.js';
 import { createRunStore } from './run-store.js';
-import type { MergedShard, MergeInfo, ShardInfo } from './shard-info.js';
 
-/** Default largest tolerated misplacement between two shards' records. */
-export const DEFAULT_MAX_SKEW_MS = 10;
+export {
+  DEFAULT_MAX_SKEW_MS,
+  DEFAULT_MAX_START_LAG_MS,
+  type MergeOptions,
+  type MergeResult,
+} from './merge-shards.js';
 
-export interface MergeOptions {
-  dirs: string[];
-  /** Parent directory of the merged run (a new <stamp>-<name>-merged directory). */
-  outDir: string;
-  maxSkewMs?: number;
-}
-
-export interface MergeResult {
-  runDir: string;
-  runId: string;
-  merge: MergeInfo;
-  summary: RunSummary;
-}
-
-interface ShardRun {
-  dir: string;
-  manifest: Manifest & { shard: ShardInfo };
-  summary: RunSummary;
-}
-
-async function readJson<T>(path: string, what: string): Promise<T> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    throw new BenchgateError('BG_E_RUN_DIR', `Expected ${what} at ${path}; it cannot be read.`);
-  }
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new BenchgateError('BG_E_RUN_DIR', `Expected ${what} at ${path}; it is not valid JSON.`);
-  }
-}
-
-async function readShard(dir: string): Promise<ShardRun> {
-  const manifest = await readJson<Manifest>(join(dir, MANIFEST_FILE), 'a benchgate manifest');
-  if (manifest?.schema !== 'benchgate.manifest/1')
-    throw new BenchgateError('BG_E_RUN_DIR', `${join(dir, MANIFEST_FILE)} is not a benchgate manifest.`);
-  if (!manifest.shard)
-    throw new BenchgateError(
-      'BG_E_RUN_DIR',
-      `${dir} is not a shard run (its manifest has no "shard"); merge joins runs made with JOB_COMPLETION_INDEX set.`,
-    );
-  const summary = await readJson<RunSummary>(
-    join(dir, SUMMARY_FILE),
-    'a summary.json (the shard must have finished)',
-  );
-  return { dir, manifest: manifest as ShardRun['manifest'], summary };
-}
-
-function checkShardSet(shards: ShardRun[]): void {
-  const count = shards[0]!.manifest.shard.count;
-  const plan = JSON.stringify(shards[0]!.manifest.plan);
-  const seen = new Map<number, string>();
-  for (const s of shards) {
-    const sh = s.manifest.shard;
-    if (sh.count !== count)
-      throw new BenchgateError(
-        'BG_E_RUN_DIR',
-        `${s.dir} is shard ${sh.index} of ${sh.count}, but ${shards[0]!.dir} is one of ${count}; merge shards of one run.`,
-      );
-    if (JSON.stringify(s.manifest.plan) !== plan)
-      throw new BenchgateError(
-        'BG_E_RUN_DIR',
-        `${s.dir} ran a different plan than ${shards[0]!.dir}; merge shards of one plan.`,
-      );
-    const other = seen.get(sh.index);
-    if (other !== undefined)
-      throw new BenchgateError('BG_E_RUN_DIR', `${other} and ${s.dir} are both shard ${sh.index}.`);
-    seen.set(sh.index, s.dir);
-  }
-  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
-  if (missing.length > 0)
-    throw new BenchgateError(
-      'BG_E_RUN_DIR',
-      `shard(s) ${missing.join(', ')} of ${count} are missing; give every shard's run directory.`,
-    );
-}
-
-/** Offset, drift and bound of one shard from its clock samples (null offset: no samples). */
-function shardClock(
-  s: ShardRun,
-  sameMachine: string | null,
-): Omit<MergedShard, 'dir' | 'runId' | 'records'> & { sampled: boolean } {
-  const { clock, index } = s.manifest.shard;
-  // One kernel: every process reads the same clocks (CLOCK_MONOTONIC and the wall clock), so the
-  // anchors place the records exactly and the Date-header samples (kept in the shard manifests) are not needed.
-  if (sameMachine !== null)
-    return {
-      index,
-      reference: `one machine (boot id ${sameMachine})`,
-      offsetMs: 0,
-      driftMs: 0,
-      boundMs: 0,
-      sampled: true,
-    };
-  const samples = [clock.start, clock.end].filter((x) => x !== null);
-  if (samples.length === 0)
-    return { index, reference: clock.reference, offsetMs: 0, driftMs: 0, boundMs: 0, sampled: false };
-  const offsetMs = samples.reduce((a, x) => a + x.offsetMs, 0) / samples.length;
-  const driftMs = clock.start && clock.end ? Math.abs(clock.end.offsetMs - clock.start.offsetMs) : 0;
-  const boundMs = Math.max(...samples.map((x) => x.uncertaintyMs)) + driftMs;
-  return { index, reference: clock.reference, offsetMs, driftMs, boundMs, sampled: true };
-}
-
-function shifted(r: RequestRecord, byMs: number, id: number): RequestRecord {
+/** A record moved `byMs` along the timeline, with a new id. */
+export function shifted(r: RequestRecord, byMs: number, id: number): RequestRecord {
   return {
     ...r,
     id,
@@ -175,78 +83,119 @@ function levelContext(
   };
 }
 
-export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
-  if (opts.dirs.length < 2)
-    throw new BenchgateError('BG_E_USAGE', 'merge needs the run directories of at least two shards.');
-  const shards = (await Promise.all(opts.dirs.map((d) => readShard(resolve(d))))).sort(
-    (a, b) => a.manifest.shard.index - b.manifest.shard.index,
-  );
-  checkShardSet(shards);
-  const maxSkewMs = opts.maxSkewMs ?? DEFAULT_MAX_SKEW_MS;
-  const boots = new Set(shards.map((s) => s.manifest.shard.bootId ?? null));
-  const onlyBoot = boots.size === 1 ? [...boots][0]! : null;
-  const clocks = shards.map((s) => shardClock(s, onlyBoot));
-  const reasons: string[] = [];
-  for (const c of clocks)
-    if (!c.sampled)
-      reasons.push(`shard ${c.index} measured no clock offset, so its records may be misplaced`);
-  const bounds = clocks.map((c) => c.boundMs).sort((a, b) => b - a);
-  const skewBoundMs = (bounds[0] ?? 0) + (bounds[1] ?? 0);
-  if (skewBoundMs > maxSkewMs)
-    reasons.push(`shard clocks may be skewed by up to ${skewBoundMs.toFixed(3)} ms (limit ${maxSkewMs} ms)`);
+/**
+ * Whether the shards' streams ran together at one level: every shard's first request of the level
+ * (from its records, on the merged timeline) within the limit of the others'; at the first level, every
+ * shard at the common start on time (its own lateStartMs), and no record before that start. A late
+ * shard is not clock skew: its records are placed right, but the load it adds started late.
+ */
+function startLagReasons(
+  p: Placement,
+  firstSentMs: (number | null)[],
+  levelName: string,
+  isFirstLevel: boolean,
+): string[] {
+  const limit = p.merge.maxStartLagMs ?? DEFAULT_MAX_START_LAG_MS;
+  const sent = firstSentMs
+    .map((t, i) => ({ t, index: p.shards[i]!.manifest.shard.index }))
+    .filter((x): x is { t: number; index: number } => x.t !== null)
+    .sort((a, b) => a.t - b.t);
+  const out: string[] = [];
+  const [first, last] = [sent[0], sent.at(-1)];
+  if (first && last && last.t - first.t > limit)
+    out.push(
+      `${levelName}: shard ${last.index} sent its first request ${((last.t - first.t) / 1000).toFixed(3)} s after shard ${first.index} (limit ${limit} ms): the shards' streams did not run together`,
+    );
+  if (!isFirstLevel) return out;
+  for (const s of p.shards) {
+    const { index, lateStartMs } = s.manifest.shard;
+    if (lateStartMs !== undefined && lateStartMs > limit)
+      out.push(
+        `shard ${index} reached the common start ${(lateStartMs / 1000).toFixed(3)} s late (limit ${limit} ms): it started after the others`,
+      );
+  }
+  // no shard can send before the start it waited for: records placed there contradict its clock fields
+  const startAt = p.shards[0]!.manifest.shard.startAtEpochMs;
+  for (const x of startAt === null ? [] : sent) {
+    const earlyMs = startAt! - (p.originWallMs + x.t);
+    if (earlyMs > limit)
+      out.push(
+        `shard ${x.index}'s records place its first request ${(earlyMs / 1000).toFixed(3)} s before the common start it waited for: its clock fields do not match its records`,
+      );
+  }
+  return out;
+}
 
-  // One timeline: each shard's corrected wall clock at its anchor, relative to the earliest.
-  const wallAt = shards.map((s, i) => s.manifest.shard.wallAtAnchorMs + clocks[i]!.offsetMs);
-  const originWallMs = Math.min(...wallAt);
-  const first = shards[0]!.manifest;
-  const plan = first.plan;
-  const merge: MergeInfo = {
-    shards: clocks.map(({ sampled: _, ...c }, i) => ({
-      ...c,
-      dir: shards[i]!.dir,
-      runId: shards[i]!.manifest.runId,
-      records: 0,
-    })),
-    skewBoundMs,
-    maxSkewMs,
-    suspect: reasons.length > 0,
-    reasons,
-  };
+/** Appends one level's records of every shard to the store, shifted onto the merged timeline; returns each shard's first send. */
+async function appendLevelRecords(
+  p: Placement,
+  li: number,
+  store: ReturnType<typeof createRunStore>,
+  nextId: { n: number },
+): Promise<(number | null)[]> {
+  const firstSent: (number | null)[] = [];
+  for (let i = 0; i < p.shards.length; i++) {
+    const byMs = p.wallAt[i]! - p.originWallMs;
+    let first: number | null = null;
+    await forEachStoredRecord(join(p.shards[i]!.dir, REQUESTS_FILE), (r) => {
+      if (r.levelIndex !== li) return;
+      const moved = shifted(r, byMs, nextId.n++);
+      if (first === null || moved.sentMs < first) first = moved.sentMs;
+      store.appendRecord(moved);
+      p.merge.shards[i]!.records++;
+    });
+    firstSent.push(first);
+  }
+  return firstSent;
+}
+
+function mergedStore(
+  p: Placement,
+  outDir: string,
+): { store: ReturnType<typeof createRunStore>; name: string } {
+  const first = p.shards[0]!.manifest;
   const { schema: _s, runId: _r, shard: _sh, ...base } = first;
   const name = `${first.name.replace(/-shard-\d+$/, '')}-merged`;
-  const startedAt = shards.map((s) => s.manifest.startedAt).sort()[0]!;
-  const finished = shards.map((s) => s.manifest.finishedAt);
+  const finished = p.shards.map((s) => s.manifest.finishedAt);
   const store = createRunStore({
-    outDir: opts.outDir,
+    outDir,
     secrets: [],
     manifest: {
       ...base,
       name,
-      anchor: { monoMs: 0, wallEpochMs: originWallMs, wallIso: new Date(originWallMs).toISOString() },
-      startedAt,
+      plan: { ...first.plan, name: first.plan.name?.replace(/-shard-\d+$/, '') },
+      anchor: { monoMs: 0, wallEpochMs: p.originWallMs, wallIso: new Date(p.originWallMs).toISOString() },
+      startedAt: p.shards.map((s) => s.manifest.startedAt).sort()[0]!,
       finishedAt: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
-      merge,
+      merge: p.merge,
     },
   });
+  return { store, name };
+}
+
+export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
+  const p = await placeShards(opts);
+  const { shards, merge } = p;
+  const plan = shards[0]!.manifest.plan;
+  const { store, name } = mergedStore(p, opts.outDir);
   const levelIndexes = [...new Set(shards.flatMap((s) => s.summary.levels.map((l) => l.levelIndex)))].sort(
     (a, b) => a - b,
   );
   const levels: LevelSummary[] = [];
-  let nextId = 0;
+  const nextId = { n: 0 };
   try {
     for (const li of levelIndexes) {
-      for (let i = 0; i < shards.length; i++) {
-        const byMs = wallAt[i]! - originWallMs;
-        await forEachStoredRecord(join(shards[i]!.dir, REQUESTS_FILE), (r) => {
-          if (r.levelIndex !== li) return;
-          store.appendRecord(shifted(r, byMs, nextId++));
-          merge.shards[i]!.records++;
-        });
+      const firstSent = await appendLevelRecords(p, li, store, nextId);
+      const { ctx, parts } = levelContext(li, shards, plan, p.runReasons);
+      const lag = startLagReasons(p, firstSent, levelWords(ctx.level), li === levelIndexes[0]);
+      if (lag.length > 0) {
+        ctx.validity = { valid: false, reasons: [...(ctx.validity?.reasons ?? []), ...lag] };
+        merge.reasons.push(...lag);
+        merge.suspect = true;
       }
-      const { ctx, parts } = levelContext(li, shards, plan, reasons);
       const level = await summarizeStoredLevel(join(store.dir, REQUESTS_FILE), ctx);
       // Server counters are server-wide: any shard's delta covers every shard's traffic.
-      const counted = parts.find((p) => p.speculative !== null)?.speculative;
+      const counted = parts.find((x) => x.speculative !== null)?.speculative;
       if (level.speculative === null && counted)
         level.speculative = {
           ...counted,
@@ -258,13 +207,8 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
   } finally {
     store.updateManifest({ merge });
   }
+  const summary: RunSummary = { schema: 'benchgate.summary/1', runId: store.runId, name, levels };
   const incomplete = shards.filter((s) => s.summary.incomplete);
-  const summary: RunSummary = {
-    schema: 'benchgate.summary/1',
-    runId: store.runId,
-    name,
-    levels,
-  };
   if (incomplete.length > 0)
     summary.incomplete = {
       reason: incomplete

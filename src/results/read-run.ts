@@ -8,8 +8,10 @@ import { BenchgateError } from '../core/errors.js';
 import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { summaryOnlyNote } from './import-run.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
+import { checkLevel, checkLevels, checkManifest, checkRecord } from './run-shape.js';
 import { readSloSearchRecord } from './slo-search-file.js';
 import { readTelemetryFiles } from './telemetry-files.js';
 
@@ -45,8 +47,9 @@ export function parseRequestsJsonl(
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim()) continue;
+    let parsed: unknown;
     try {
-      records.push(JSON.parse(line) as RequestRecord);
+      parsed = JSON.parse(line);
     } catch {
       if (i === lastNonEmpty) {
         warning = `${path}: the last line (${i + 1}) is incomplete, as a killed run leaves it; using the ${records.length} complete records before it.`;
@@ -57,8 +60,82 @@ export function parseRequestsJsonl(
         `Expected one JSON request record per line in ${path}; line ${i + 1} is not valid JSON.`,
       );
     }
+    records.push(checkRecord(parsed, path, i + 1));
   }
   return { records, warning };
+}
+
+async function readManifest(abs: string, dir: string): Promise<Manifest | null> {
+  const path = join(dir, MANIFEST_FILE);
+  const text = await readText(join(abs, MANIFEST_FILE));
+  if (text === null) return null;
+  const manifest = parseJsonFile<Manifest>(text, path);
+  if (manifest === null || typeof manifest !== 'object' || manifest.schema !== 'benchgate.manifest/1')
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected ${path} to be a benchgate manifest (schema "benchgate.manifest/1"); found something else.`,
+    );
+  return checkManifest(manifest, path);
+}
+
+/** summary.json, or (a run that did not finish) a summary of the level files it wrote. */
+async function readSummary(
+  abs: string,
+  dir: string,
+  manifest: Manifest | null,
+  warnings: string[],
+): Promise<RunSummary> {
+  const path = join(dir, SUMMARY_FILE);
+  const text = await readText(join(abs, SUMMARY_FILE));
+  if (text !== null) {
+    const summary = parseJsonFile<RunSummary>(text, path);
+    if (summary?.schema !== 'benchgate.summary/1' || !Array.isArray(summary.levels))
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `Expected ${path} to be a benchgate summary (schema "benchgate.summary/1"); found something else.`,
+      );
+    checkLevels(summary.levels, path, 'levels');
+    if (summary.incomplete) warnings.push(`${dir} ended early: ${summary.incomplete.reason}.`);
+    return summary;
+  }
+  const files = (await readdir(abs)).filter((f) => /^level-\d+\.json$/.test(f)).sort();
+  if (manifest === null && files.length === 0)
+    throw new BenchgateError(
+      'BG_E_RUN_DIR',
+      `Expected a benchgate run in ${dir} (manifest.json, summary.json or level-NN.json); found none of them.`,
+    );
+  const levels: LevelSummary[] = [];
+  for (const f of files)
+    levels.push(checkLevel(parseJsonFile((await readText(join(abs, f))) ?? '', join(dir, f)), join(dir, f)));
+  warnings.push(
+    `${dir} has no summary.json (the run did not finish); using the ${levels.length} level file(s) it wrote.`,
+  );
+  return {
+    schema: 'benchgate.summary/1',
+    runId: manifest?.runId ?? basename(abs),
+    name: manifest?.name ?? basename(abs),
+    levels,
+    incomplete: { reason: 'no summary.json' },
+  };
+}
+
+async function readRecords(abs: string, dir: string, warnings: string[]): Promise<RequestRecord[]> {
+  const text = await readText(join(abs, REQUESTS_FILE));
+  if (text === null) return [];
+  const parsed = parseRequestsJsonl(text, join(dir, REQUESTS_FILE));
+  if (parsed.warning) warnings.push(parsed.warning);
+  return parsed.records.filter((r) => !r.warmup);
+}
+
+async function readSloSearch(abs: string, dir: string, manifest: Manifest | null, warnings: string[]) {
+  const sloSearch = await readSloSearchRecord(abs);
+  if (sloSearch.kind === 'unreadable')
+    warnings.push(`the SLO search outcome is unreadable: ${sloSearch.reason} (got: ${sloSearch.excerpt}).`);
+  else if (sloSearch.kind === 'unknown' && manifest?.plan?.load?.kind === 'slo_search')
+    warnings.push(
+      `the plan is an SLO search but ${dir} has no slo-search.json (the search did not finish); its probes are shown as levels only.`,
+    );
+  return sloSearch;
 }
 
 export async function readRun(dir: string): Promise<LoadedRun> {
@@ -71,70 +148,17 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     );
   }
   const warnings: string[] = [];
-  const manifestText = await readText(join(abs, MANIFEST_FILE));
-  const manifest =
-    manifestText === null ? null : parseJsonFile<Manifest>(manifestText, join(dir, MANIFEST_FILE));
-  if (manifest !== null && (typeof manifest !== 'object' || manifest.schema !== 'benchgate.manifest/1')) {
-    throw new BenchgateError(
-      'BG_E_RUN_DIR',
-      `Expected ${join(dir, MANIFEST_FILE)} to be a benchgate manifest (schema "benchgate.manifest/1"); found something else.`,
-    );
-  }
-
-  const summaryText = await readText(join(abs, SUMMARY_FILE));
-  let summary: RunSummary;
-  if (summaryText !== null) {
-    summary = parseJsonFile<RunSummary>(summaryText, join(dir, SUMMARY_FILE));
-    if (summary?.schema !== 'benchgate.summary/1' || !Array.isArray(summary.levels)) {
-      throw new BenchgateError(
-        'BG_E_RUN_DIR',
-        `Expected ${join(dir, SUMMARY_FILE)} to be a benchgate summary (schema "benchgate.summary/1"); found something else.`,
-      );
-    }
-  } else {
-    const files = (await readdir(abs)).filter((f) => /^level-\d+\.json$/.test(f)).sort();
-    if (manifest === null && files.length === 0) {
-      throw new BenchgateError(
-        'BG_E_RUN_DIR',
-        `Expected a benchgate run in ${dir} (manifest.json, summary.json or level-NN.json); found none of them.`,
-      );
-    }
-    const levels: LevelSummary[] = [];
-    for (const f of files)
-      levels.push(parseJsonFile<LevelSummary>((await readText(join(abs, f))) ?? '', join(dir, f)));
-    warnings.push(
-      `${dir} has no summary.json (the run did not finish); using the ${levels.length} level file(s) it wrote.`,
-    );
-    summary = {
-      schema: 'benchgate.summary/1',
-      runId: manifest?.runId ?? basename(abs),
-      name: manifest?.name ?? basename(abs),
-      levels,
-      incomplete: { reason: 'no summary.json' },
-    };
-  }
-  if (summary.incomplete && summaryText !== null)
-    warnings.push(`${dir} ended early: ${summary.incomplete.reason}.`);
-
-  const reqText = await readText(join(abs, REQUESTS_FILE));
-  let records: RequestRecord[] = [];
-  if (reqText !== null) {
-    const parsed = parseRequestsJsonl(reqText, join(dir, REQUESTS_FILE));
-    records = parsed.records.filter((r) => !r.warmup);
-    if (parsed.warning) warnings.push(parsed.warning);
-  }
-  const name = manifest?.name || summary.name || basename(abs);
+  const manifest = await readManifest(abs, dir);
+  const summaryOnly = manifest?.source?.summaryOnly;
+  if (summaryOnly)
+    warnings.push(summaryOnlyNote(manifest.source.file ?? basename(abs), summaryOnly === 'printed-table'));
+  const summary = await readSummary(abs, dir, manifest, warnings);
+  const records = await readRecords(abs, dir, warnings);
   const telemetry = await readTelemetryFiles(abs);
   warnings.push(...telemetry.warnings);
-  const sloSearch = await readSloSearchRecord(abs);
-  if (sloSearch.kind === 'unreadable')
-    warnings.push(`the SLO search outcome is unreadable: ${sloSearch.reason} (got: ${sloSearch.excerpt}).`);
-  else if (sloSearch.kind === 'unknown' && manifest?.plan?.load?.kind === 'slo_search')
-    warnings.push(
-      `the plan is an SLO search but ${dir} has no slo-search.json (the search did not finish); its probes are shown as levels only.`,
-    );
+  const sloSearch = await readSloSearch(abs, dir, manifest, warnings);
   return {
-    name,
+    name: manifest?.name || summary.name || basename(abs),
     dir: abs,
     manifest,
     summary,
@@ -185,6 +209,24 @@ export async function expandRunDirs(dirs: readonly string[]): Promise<string[]> 
       );
   }
   return out;
+}
+
+/**
+ * The run directories `benchgate report` reads for `dir`: the run itself, or the configs of a matrix
+ * (a directory with matrix-state.json). Any other folder of runs (a results folder) is refused naming
+ * how many runs it holds: a report is of one run; compare reads several.
+ */
+export async function reportRunDirs(dir: string): Promise<string[]> {
+  const dirs = await expandRunDirs([dir]);
+  if (dirs.length === 1 && dirs[0] === dir) return dirs;
+  const matrix = await stat(join(dir, 'matrix-state.json')).catch(() => null);
+  if (matrix?.isFile()) return dirs;
+  const names = dirs.map((d) => basename(d));
+  const shown = names.length > 3 ? `${names.slice(0, 3).join(', ')}, …` : names.join(', ');
+  throw new BenchgateError(
+    'BG_E_RUN_DIR',
+    `${dir} is not a run directory; it holds ${dirs.length} run${dirs.length === 1 ? '' : 's'} (${shown}). Report one of them (benchgate report ${join(dir, names[0])}) or compare them (benchgate compare ${dir}).`,
+  );
 }
 
 /** Reads several runs (a matrix directory counts as its runs) and makes their names unique (a repeated name gets its directory name appended). */

@@ -105,7 +105,7 @@ export interface CreateRunStoreOptions {
   runDir?: string;
 }
 
-export function createRunStore(opts: CreateRunStoreOptions): RunStore {
+function makeRunDir(opts: CreateRunStoreOptions): { dir: string; runId: string } {
   const runId = opts.runDir
     ? basename(opts.runDir)
     : (opts.runId ?? newRunId(opts.outDir, opts.manifest.name));
@@ -118,37 +118,21 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
       `cannot create the run directory "${dir}" (${(e as NodeJS.ErrnoException).code ?? 'error'}).`,
     );
   }
-  const secrets = opts.secrets.filter((s) => s.length >= 4);
-  let writeError: BenchgateError | null = null;
-  const failed = new AbortController();
-  /** Runs one write; a disk failure becomes the store's first error (and stops the level), then is thrown. */
-  const guarded = <T>(write: () => T): T => {
-    try {
-      return write();
-    } catch (e) {
-      if (isBenchgateError(e) && e.code === 'BG_E_DISK' && !writeError) {
-        writeError = e;
-        failed.abort();
-      }
-      throw e;
-    }
-  };
-  let manifest: Manifest = guarded(() =>
-    writeManifest(dir, { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest, secrets),
-  );
-  const requestsPath = join(dir, REQUESTS_FILE);
-  let fd: number | null = openSync(requestsPath, 'a');
+  return { dir, runId };
+}
+
+type Guard = <T>(write: () => T) => T;
+
+/**
+ * requests.jsonl, appended one whole line per record with synchronous writes. A failed append cuts the
+ * file back to its last complete line, closes it and reports through `guarded` (later appends are dropped).
+ */
+function requestsAppender(path: string, secrets: string[], guarded: Guard) {
+  let fd: number | null = openSync(path, 'a');
   /** Bytes of requests.jsonl that end in a complete line: a failed append is cut back to this. */
   let completeBytes = fstatSync(fd).size;
-
   return {
-    dir,
-    runId,
-    get writeError() {
-      return writeError;
-    },
-    writeFailed: failed.signal,
-    appendRecord(r) {
+    append(r: RequestRecord): void {
       if (fd === null) return;
       let line = JSON.stringify(r);
       if (r.error) line = redactString(line, secrets);
@@ -166,13 +150,55 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
         fd = null;
         try {
           guarded(() => {
-            throw resultsWriteError(requestsPath, e);
+            throw resultsWriteError(path, e);
           });
         } catch (err) {
           if (!isBenchgateError(err)) throw err;
         }
       }
     },
+    close(): void {
+      if (fd === null) return;
+      try {
+        fsyncSync(fd);
+      } catch {
+        // a failed flush of complete lines: the appends themselves reported any disk failure
+      }
+      closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+export function createRunStore(opts: CreateRunStoreOptions): RunStore {
+  const { dir, runId } = makeRunDir(opts);
+  const secrets = opts.secrets.filter((s) => s.length >= 4);
+  let writeError: BenchgateError | null = null;
+  const failed = new AbortController();
+  /** Runs one write; a disk failure becomes the store's first error (and stops the level), then is thrown. */
+  const guarded: Guard = (write) => {
+    try {
+      return write();
+    } catch (e) {
+      if (isBenchgateError(e) && e.code === 'BG_E_DISK' && !writeError) {
+        writeError = e;
+        failed.abort();
+      }
+      throw e;
+    }
+  };
+  let manifest: Manifest = guarded(() =>
+    writeManifest(dir, { schema: 'benchgate.manifest/1', runId, ...opts.manifest } as Manifest, secrets),
+  );
+  const requests = requestsAppender(join(dir, REQUESTS_FILE), secrets, guarded);
+  return {
+    dir,
+    runId,
+    get writeError() {
+      return writeError;
+    },
+    writeFailed: failed.signal,
+    appendRecord: (r) => requests.append(r),
     writeLevel(summary) {
       guarded(() => writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary));
     },
@@ -185,16 +211,7 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
         writeTextAtomic(join(dir, SUMMARY_CSV_FILE), summaryCsv(summary.levels, percentiles));
       });
     },
-    close() {
-      if (fd === null) return;
-      try {
-        fsyncSync(fd);
-      } catch {
-        // a failed flush of complete lines: the appends themselves reported any disk failure
-      }
-      closeSync(fd);
-      fd = null;
-    },
+    close: () => requests.close(),
   };
 }
 

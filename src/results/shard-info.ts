@@ -26,6 +26,8 @@ export interface ShardInfo {
   count: number;
   /** Epoch ms every shard waited for before its first request (null: none given). */
   startAtEpochMs: number | null;
+  /** How long after startAtEpochMs this shard got there (0: it waited for it); absent in older runs. */
+  lateStartMs?: number;
   /** This process's wall clock at the run's monotonic anchor, sub-millisecond (performance.timeOrigin based). */
   wallAtAnchorMs: number;
   /** Linux boot id (/proc/sys/kernel/random/boot_id): shards with the same one share one kernel clock. */
@@ -54,7 +56,12 @@ export interface MergeInfo {
   /** Largest misplacement between two shards' records (the two largest shard bounds added). */
   skewBoundMs: number;
   maxSkewMs: number;
-  /** True when a shard has no clock samples or the skew bound exceeds maxSkewMs. */
+  /** Largest tolerated gap between the shards' first requests of a level, and to the common start. */
+  maxStartLagMs?: number;
+  /**
+   * True when a shard has no clock samples, the skew bound exceeds maxSkewMs, or the shards' first
+   * requests of a level (or of the run, against the common start) lie further apart than maxStartLagMs.
+   */
   suspect: boolean;
   reasons: string[];
 }

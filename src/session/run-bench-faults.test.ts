@@ -1,10 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkpointGate } from '../checkpoint/gate.js';
+import { FAST_SIM } from '../checkpoint/test-support.js';
 import { seededRng } from '../core/seeded-random.js';
+import { LocalHost } from '../hosts/local-host.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
 import type { RunSummary } from '../metrics/summary.js';
+import { resolvePlan } from '../plan/load.js';
 import { type PlanInput, planSchema } from '../plan/schema.js';
 import { startSimulator } from '../sim/index.js';
 import { runBench } from './run-bench.js';
@@ -104,5 +108,68 @@ describe('runBench under server faults', () => {
     expect(reason).toMatch(/server is taken as dead.*\[BG_E_LEVEL_ERROR_RATE\]/);
     const written = JSON.parse(readFileSync(join(res.runDir, 'summary.json'), 'utf8')) as RunSummary;
     expect(written.levels).toHaveLength(1);
+  });
+
+  it('ends the run when a level stopped on its error rate and the re-check after it fails: no later level goes to the wrong configuration', async () => {
+    const first = await startSimulator({ ...FAST_SIM, flavor: 'sglang', engineArgs: ['--tp-size', '8'] });
+    await first.ready;
+    const port = Number(new URL(first.url).port);
+    let second: Awaited<ReturnType<typeof startSimulator>> | null = null;
+    const dir = mkdtempSync(join(tmpdir(), 'bg-faults-'));
+    const stopped = resolvePlan(
+      {
+        target: { url: first.url, engine: 'sglang', api: 'completions' },
+        workload: { dataset: 'random', input_tokens: { fixed: 12 }, output_tokens: { fixed: 4 } },
+        load: {
+          kind: 'concurrency',
+          levels: [2, 3],
+          requests: 60,
+          backoff: { initial_ms: 1, max_ms: 5 },
+          error_stop: { rate: 0.5, min_requests: 10 },
+        },
+        expect: { wait: '5s', config: { tp_size: 8 }, smoke: false },
+        output: dir,
+      },
+      'test plan',
+    );
+    const host = new LocalHost();
+    const gate = checkpointGate({ plan: stopped, host });
+    const progress = notes();
+    let measured = 0;
+    try {
+      const res = await runBench({
+        plan: stopped,
+        progress: {
+          ...progress,
+          record: (r) => {
+            // a few requests succeed, then the server goes away: the level stops on its error rate
+            if (!r.warmup && r.error === null && ++measured === 4) void first.close();
+          },
+        },
+        beforeLoad: gate.beforeLoad,
+        // the server comes back on the same port with tp 4: the re-check after the level fails
+        afterLevel: async () => {
+          second ??= await startSimulator({
+            ...FAST_SIM,
+            flavor: 'sglang',
+            port,
+            engineArgs: ['--tp-size', '4'],
+          });
+          await second.ready;
+          return gate.afterLevel();
+        },
+      });
+      const level = res.summary.levels[0];
+      expect(level.requests.completed).toBeGreaterThan(0);
+      expect(level.validity.reasons.join(' ')).toMatch(/stopped: \d+ of \d+ requests failed/);
+      expect(res.summary.levels).toHaveLength(1); // the second level is never sent to the tp-4 server
+      expect(res.endedEarly?.code).toBe('BG_E_CHECK_FAILED');
+      expect(res.endedEarly?.message).toMatch(/checkpoint failed again: .*config\.tp_size/);
+      expect(res.summary.incomplete?.reason).toMatch(/later levels are not run \[BG_E_CHECK_FAILED\]/);
+    } finally {
+      await first.close();
+      await (second as Awaited<ReturnType<typeof startSimulator>> | null)?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,17 +4,23 @@
 
 import { destroyAgents } from '../client/stream-request.js';
 import { type ProgressView, silentProgress } from '../load/progress.js';
-import { shardFromEnv } from '../load/shard.js';
+import { type Shard, shardFromEnv } from '../load/shard.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
-import { finishRunStore } from '../results/run-store.js';
+import type { RunStore } from '../results/run-store.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
-import { authHeaders, type BeforeLoadResult, type LevelValidity, openSession } from './session.js';
+import { finishBenchSweep, newBenchSweep, sweepLevels } from './bench-sweep.js';
+import {
+  authHeaders,
+  type BeforeLoadResult,
+  type LevelValidity,
+  openSession,
+  type Session,
+} from './session.js';
 import { sampleShardClock, shardInfo, shardRunName, waitForStart } from './shard-run.js';
 import { startSimulatorProcess } from './simulator-process.js';
-import { runSloSearch } from './slo-search-run.js';
 
 export type { BeforeLoadResult } from './session.js';
 
@@ -65,6 +71,64 @@ async function startEmbeddedSimulator(opts: SimulatorOptions): Promise<Simulator
   return handle;
 }
 
+/** The URL to benchmark: the plan's, or an embedded simulator started here (and stopped by the caller). */
+async function resolveTarget(
+  opts: RunBenchOptions,
+  progress: ProgressView,
+): Promise<{ url: string; sim: SimulatorHandle | null }> {
+  const url = opts.plan.target.url ?? null;
+  if (url !== null) return { url, sim: null };
+  const sim = opts.simulatorInProcess
+    ? await startEmbeddedSimulator(opts.simulator ?? {})
+    : await startSimulatorProcess(opts.simulator ?? {});
+  progress.note(
+    `benchgate: no target URL given; benchmarking the embedded simulator at ${sim.url} (stopped at the end).`,
+  );
+  return { url: sim.url, sim };
+}
+
+interface ShardClock {
+  /** Waits for the common start (a shard's first level calls it once its prompts are built). */
+  startTogether(): Promise<void>;
+  finish(): Promise<void>;
+}
+
+/**
+ * A shard's clock, sampled before the first level and after the last, and its wait for the common start.
+ * The wait comes once the first level is prepared, so every shard's first request goes out at the start;
+ * how late it got there goes into its manifest, and merge flags a late shard (it did not load the server
+ * with the others).
+ */
+async function shardClock(
+  shard: Shard | null,
+  o: { store: RunStore; session: Session; referenceUrl: string; headers: Record<string, string> },
+  signal: AbortSignal | undefined,
+  progress: ProgressView,
+): Promise<ShardClock> {
+  if (!shard) return { startTogether: async () => {}, finish: async () => {} };
+  const clockOpts = { referenceUrl: o.referenceUrl, headers: o.headers, anchor: o.session.anchor };
+  const start = await sampleShardClock(clockOpts);
+  let lateStartMs = 0;
+  const info = (end: Awaited<ReturnType<typeof sampleShardClock>>) => ({
+    ...shardInfo(shard, o.session.anchor, o.referenceUrl, start, end),
+    lateStartMs,
+  });
+  o.store.updateManifest({ shard: info(null) });
+  return {
+    startTogether: async () => {
+      lateStartMs = await waitForStart(shard, signal);
+      o.store.updateManifest({ shard: info(null) });
+      if (lateStartMs > 0)
+        progress.note(
+          `benchgate: shard ${shard.index} started ${(lateStartMs / 1000).toFixed(1)} s after the common start.`,
+        );
+    },
+    finish: async () => {
+      if (!o.store.writeError) o.store.updateManifest({ shard: info(await sampleShardClock(clockOpts)) });
+    },
+  };
+}
+
 /**
  * Runs one benchmark: every level of `plan.load.levels` against `plan.target.url` (or the embedded
  * simulator when the plan has no URL), written to `<plan.output>/<run-id>/`.
@@ -89,17 +153,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
   // One shard of many when JOB_COMPLETION_INDEX is set (docs/kubernetes.md); checked before any load.
   const shard = shardFromEnv(env);
   checkFreeSpace(plan.output, estimateRunBytes(plan));
-  let sim: SimulatorHandle | null = null;
-  let url = plan.target.url ?? null;
-  if (url === null) {
-    sim = opts.simulatorInProcess
-      ? await startEmbeddedSimulator(opts.simulator ?? {})
-      : await startSimulatorProcess(opts.simulator ?? {});
-    url = sim.url;
-    progress.note(
-      `benchgate: no target URL given; benchmarking the embedded simulator at ${url} (stopped at the end).`,
-    );
-  }
+  const { url, sim } = await resolveTarget(opts, progress);
   try {
     const session = await openSession({
       plan,
@@ -116,77 +170,36 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
     const baseName = plan.name ?? 'bench';
     const name = shard ? shardRunName(baseName, shard) : baseName;
     const store = session.openStore({ outDir: plan.output, name });
-    const clockRef = env.BENCHGATE_CLOCK_REF || url;
-    const clockStart = shard
-      ? await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor })
-      : null;
-    if (shard) {
-      store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, null) });
-      const lateMs = await waitForStart(shard, opts.signal);
-      if (lateMs > 0)
-        progress.note(
-          `benchgate: shard ${shard.index} started ${(lateMs / 1000).toFixed(1)} s after the common start.`,
-        );
-    }
-    const levels: LevelSummary[] = [];
-    let interrupted = false;
-    let failure: string | null = null;
-    let endedEarly: { code: string; message: string } | null = null;
+    const referenceUrl = env.BENCHGATE_CLOCK_REF || url;
+    const clock = await shardClock(shard, { store, session, referenceUrl, headers }, opts.signal, progress);
+    const sweep = newBenchSweep();
     let summary: RunSummary;
     try {
       // a failed write (full disk) stops the level at once: what is complete stays readable
       const signal = opts.signal ? AbortSignal.any([opts.signal, store.writeFailed]) : store.writeFailed;
-      if (plan.load.kind === 'slo_search') {
-        const s = await runSloSearch(session, store, {
-          signal,
-          afterLevel: opts.afterLevel,
-          note: (t) => progress.note(t),
-        });
-        levels.push(...s.levels);
-        interrupted = s.interrupted;
-        if (store.writeError) throw store.writeError;
-      }
-      for (
-        let li = 0;
-        plan.load.kind !== 'slo_search' && li < plan.load.levels.length && !opts.signal?.aborted;
-        li++
-      ) {
-        const r = await session.runLevel(li, { store, signal, afterLevel: opts.afterLevel });
-        if (store.writeError) throw store.writeError;
-        levels.push(r.summary);
-        interrupted = r.interrupted;
-        if (interrupted) break;
-        if (r.stop?.endsRun) {
-          endedEarly = { code: r.stop.code, message: r.stop.message };
-          break;
-        }
-      }
+      await sweepLevels(session, store, sweep, {
+        signal,
+        afterLevel: opts.afterLevel,
+        note: (t) => progress.note(t),
+        beforeFirstSend: clock.startTogether,
+      });
     } catch (e) {
-      failure = e instanceof Error ? e.message : String(e);
+      sweep.failure = e instanceof Error ? e.message : String(e);
       throw e;
     } finally {
-      interrupted = interrupted || opts.signal?.aborted === true;
-      summary = { schema: 'benchgate.summary/1', runId: store.runId, name, levels };
-      if (failure !== null) summary.incomplete = { reason: `stopped by an error: ${failure}` };
-      else if (endedEarly !== null)
-        summary.incomplete = { reason: `${endedEarly.message} [${endedEarly.code}]` };
-      else if (interrupted)
-        summary.incomplete = { reason: 'interrupted; the levels and records complete so far are kept' };
-      if (shard && !store.writeError) {
-        const clockEnd = await sampleShardClock({ referenceUrl: clockRef, headers, anchor: session.anchor });
-        store.updateManifest({ shard: shardInfo(shard, session.anchor, clockRef, clockStart, clockEnd) });
-      }
-      finishRunStore(store, summary, plan.percentiles);
+      sweep.interrupted = sweep.interrupted || opts.signal?.aborted === true;
+      await clock.finish();
+      summary = finishBenchSweep(store, name, sweep, plan);
     }
     if (store.writeError) throw store.writeError;
     return {
       runId: store.runId,
       runDir: store.dir,
       summary,
-      interrupted,
+      interrupted: sweep.interrupted,
       simulated: sim !== null,
-      allFailed: everyRequestFailed(levels),
-      endedEarly,
+      allFailed: everyRequestFailed(sweep.levels),
+      endedEarly: sweep.endedEarly,
     };
   } finally {
     destroyAgents();

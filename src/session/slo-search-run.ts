@@ -86,7 +86,7 @@ export async function searchThroughSession(
     if (concurrency && sent !== undefined && v > sent && !cappedNoted) {
       cappedNoted = true;
       o.note(
-        `benchgate: slo_search: probes above concurrency ${sent} send only load.requests = ${sent} measured requests, so they never hold more than ${sent} in flight; raise load.requests (or set load.slo_search.max) to measure them.`,
+        `benchgate: slo_search: probes above concurrency ${sent} send only load.requests = ${sent} measured requests, so they never hold more than ${sent} in flight; raise --requests (load.requests in a plan), or set load.slo_search.max, to measure them.`,
       );
     }
     const level: LevelKey = concurrency

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentProgress } from '../load/progress.js';
 import { loadPlanFile } from '../plan/load.js';
+import { levelLabel, levelWords } from '../records/level-key.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { compareRuns } from '../report/compare.js';
 import { renderHtml } from '../report/render-html.js';
@@ -27,17 +28,22 @@ const run = async (
   plan.output = mkdtempSync(join(tmpdir(), 'bg-wl-'));
   over(plan);
   const notes: string[] = [];
+  const started: string[] = [];
   const res = await runBench({
     plan,
     simulator: { timeScale },
     simulatorInProcess: true,
-    progress: { ...silentProgress, note: (s: string) => notes.push(s) },
+    progress: {
+      ...silentProgress,
+      note: (s: string) => notes.push(s),
+      levelStarted: (i, n, label, _t, _d, unit = 'level') => started.push(`${unit} ${i + 1}/${n} ${label}`),
+    },
   });
   const records = readFileSync(join(res.runDir, 'requests.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as RequestRecord);
-  return { res, notes, records };
+  return { res, notes, records, started };
 };
 
 describe('workload kinds against the simulator', () => {
@@ -66,6 +72,10 @@ describe('workload kinds against the simulator', () => {
     expect(res.summary.levels).toHaveLength(2);
     const [slow, fast] = res.summary.levels.map((l) => l.level.value);
     expect(fast).toBeCloseTo(slow * 2, 1);
+    // labelled by the speed factor the plan gave, the offered rate beside it (issue 24 item 14)
+    expect(res.summary.levels.map((l) => l.level.speedFactor)).toEqual([1, 2]);
+    expect(levelLabel(res.summary.levels[1].level)).toBe(`×2 (${fast} req/s)`);
+    expect(levelWords(res.summary.levels[0].level)).toBe(`trace ×1 (${slow} req/s)`);
     expect(records.filter((r) => r.levelIndex === 0)).toHaveLength(24);
     const lens = records.filter((r) => r.levelIndex === 0).map((r) => r.requestedOutputTokens);
     expect(Math.min(...lens)).toBeGreaterThanOrEqual(4);
@@ -75,7 +85,7 @@ describe('workload kinds against the simulator', () => {
 describe('slo_search against the simulator', () => {
   it('returns a concurrency and the probes that bracket it', async () => {
     // time scale 10: one 512-token prefill is ~16 ms, so queueing at 16 in flight breaks a 45 ms TTFT
-    const { res, notes } = await run('slo-search.yaml', smallConcurrencySearch, 10);
+    const { res, notes, started } = await run('slo-search.yaml', smallConcurrencySearch, 10);
     const s = JSON.parse(readFileSync(join(res.runDir, 'slo-search.json'), 'utf8'));
     expect(res.summary.levels).toHaveLength(s.probes.length);
     expect(res.summary.levels.map((l) => l.level.value)).toEqual(
@@ -85,6 +95,12 @@ describe('slo_search against the simulator', () => {
     expect(s.firstFail).not.toBeNull();
     if (s.best !== null) expect(s.best).toBeLessThan(s.firstFail);
     expect(notes.some((n) => n.includes('slo_search: highest concurrency meeting the SLOs'))).toBe(true);
+    // each probe counts against max_probes, never "level 11/3" (issue 24 item 14)
+    const max =
+      res.summary.levels.length > 0
+        ? JSON.parse(readFileSync(join(res.runDir, 'manifest.json'), 'utf8')).plan.load.slo_search.max_probes
+        : 0;
+    expect(started).toEqual(res.summary.levels.map((l, i) => `probe ${i + 1}/${max} ${levelWords(l.level)}`));
   });
 
   it('fills the SLOs from a named MLPerf preset', async () => {

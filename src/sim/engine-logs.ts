@@ -68,12 +68,22 @@ export function sglangStartLines(c: ServedConfig, now: Date): string[] {
   return out;
 }
 
+const tpRanks = (c: ServedConfig) => Array.from({ length: Math.max(1, c.tpSize) }, (_, i) => i);
+
+/** The lines SGLang prints as the weights begin to load, on every tensor-parallel rank. */
+export function sglangLoadBeginLines(c: ServedConfig, now: Date): string[] {
+  const t = sglangTime(now);
+  const out: string[] = [];
+  for (const r of tpRanks(c)) out.push(`[${t} TP${r}] Init torch distributed begin.`);
+  for (const r of tpRanks(c)) out.push(`[${t} TP${r}] Load weight begin. avail mem=44.31 GB`);
+  return out;
+}
+
+/** The lines SGLang prints once the weights are in (after sglangLoadBeginLines). */
 export function sglangLoadLines(c: ServedConfig, now: Date, architecture: string): string[] {
   const t = sglangTime(now);
-  const tps = Array.from({ length: Math.max(1, c.tpSize) }, (_, i) => i);
+  const tps = tpRanks(c);
   const out: string[] = [];
-  for (const r of tps) out.push(`[${t} TP${r}] Init torch distributed begin.`);
-  for (const r of tps) out.push(`[${t} TP${r}] Load weight begin. avail mem=44.31 GB`);
   for (const r of tps) {
     out.push(
       `[${t} TP${r}] Load weight end. elapsed=31.42 s, type=${architecture}, avail mem=12.07 GB, mem usage=32.24 GB.`,

@@ -54,6 +54,7 @@ export function staleLogLines(
   const pid = where.pid - 1;
   return [
     ...logs.start(stale, at, pid),
+    ...(logs.loading?.(stale, at, pid) ?? []),
     ...logs.loaded(stale, at, pid, profile.architecture),
     ...logs.ready(at, where.host ?? '127.0.0.1', where.port || logs.defaultPort, pid),
   ];

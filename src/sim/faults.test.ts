@@ -50,6 +50,21 @@ describe('simulator faults', () => {
     await expect(fetch(`${h.url}/health`)).rejects.toThrow();
   });
 
+  it('slow=X stretches generation X times in real time and changes nothing the server reports', async () => {
+    const timed = async (faults: string[]) => {
+      const { h } = await sim({ timeScale: 1, faults });
+      const info = (await (await fetch(`${h.url}/server_info`)).json()) as Record<string, unknown>;
+      await (await post(`${h.url}/generate`, streamBody(4))).text(); // connection and first-step costs
+      const t0 = performance.now();
+      await (await post(`${h.url}/generate`, streamBody(64))).text();
+      return { ms: performance.now() - t0, info: { ...info, port: null, internal_states: null } };
+    };
+    const normal = await timed([]);
+    const slow = await timed(['slow=4']);
+    expect(slow.ms).toBeGreaterThan(normal.ms * 2);
+    expect(slow.info).toEqual(normal.info);
+  });
+
   it('slow-start=S keeps /health at 503 for S more seconds', async () => {
     // long enough that a busy machine still asks before the slow start ends
     const h = closeAfterTest(await startSimulator({ loadTimeS: 0, faults: ['slow-start=3'] }));

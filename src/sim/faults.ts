@@ -7,6 +7,8 @@ export interface Faults {
   crashOnFirstDecode: boolean;
   /** Extra start-up time, seconds (real time, not scaled). */
   slowStartS: number;
+  /** Every scheduler step takes this many times longer (1 = unchanged): a regression with the same config. */
+  slowFactor: number;
   /** Fraction of streams affected (1 = every stream). */
   stallStream: number;
   malformedChunk: number;
@@ -24,6 +26,7 @@ export interface Faults {
 export const FAULT_NAMES = [
   'crash-on-first-decode',
   'slow-start',
+  'slow',
   'stall-stream',
   'malformed-chunk',
   'reset-mid-stream',
@@ -38,6 +41,7 @@ export function noFaults(): Faults {
   return {
     crashOnFirstDecode: false,
     slowStartS: 0,
+    slowFactor: 1,
     stallStream: 0,
     malformedChunk: 0,
     resetMidStream: 0,
@@ -81,6 +85,13 @@ export function parseFaults(specs: string[] | undefined): Faults {
           throw bad(spec, 'a number of seconds, e.g. slow-start=30');
         }
         f.slowStartS = n;
+        break;
+      }
+      case 'slow': {
+        const n = Number(value);
+        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 1)
+          throw bad(spec, 'a slow-down factor of at least 1, e.g. slow=1.5');
+        f.slowFactor = n;
         break;
       }
       case 'stall-stream':

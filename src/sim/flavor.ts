@@ -52,6 +52,8 @@ export interface FlavorLogs {
   start(c: ServedConfig, at: Date, pid: number): string[];
   /** The traceback when the engine refuses to start (c.startError set). */
   startError(err: { type: string; message: string }): string[];
+  /** The lines printed as the weights begin to load (the rest come with `loaded`, when they are in). */
+  loading?(c: ServedConfig, at: Date, pid: number): string[];
   /** Weights loaded (load lines). */
   loaded(c: ServedConfig, at: Date, pid: number, architecture: string): string[];
   /** Listening and ready. */

@@ -11,6 +11,7 @@ import {
 import {
   sglangCrashLines,
   sglangDecodeLine,
+  sglangLoadBeginLines,
   sglangLoadLines,
   sglangPrefillLine,
   sglangReadyLines,
@@ -160,6 +161,7 @@ export const SGLANG_SURFACE: FlavorSurface = {
   logs: {
     start: (c, at) => sglangStartLines(c, at),
     startError: sglangStartErrorLines,
+    loading: (c, at) => sglangLoadBeginLines(c, at),
     loaded: (c, at, _pid, architecture) => sglangLoadLines(c, at, architecture),
     ready: sglangReadyLines,
     crash: sglangCrashLines,

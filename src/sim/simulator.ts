@@ -15,6 +15,7 @@ import { flavorSurface } from './flavors.js';
 import type { GenerationSpec } from './generation-spec.js';
 import { HttpListener } from './http-listener.js';
 import { type ErrorSender, readJsonBody, sendJson, sendNotFound } from './http-util.js';
+import { startLoadProgress } from './load-progress.js';
 import type { MetricsSnapshot } from './metrics-text.js';
 import { type PrefixCache, prefixCacheFor } from './prefix-cache.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
@@ -63,6 +64,7 @@ export class SimulatedServer implements SurfaceContext {
   private readonly admission: Admission;
   private readonly prefixCache: PrefixCache | null;
   private listener: HttpListener | null = null;
+  private loadProgress: { stop(loaded: boolean): void } = { stop() {} };
   host = '127.0.0.1';
   port = 0;
 
@@ -85,9 +87,9 @@ export class SimulatedServer implements SurfaceContext {
     this.log = new LogSink(opts.logFile, opts.onLog, true);
     this.proc = new SimProcess({
       newScheduler: () => this.newScheduler(),
-      started: (at) => this.writeLines(this.surface.logs.start(this.requested, at, this.proc.pid)),
+      started: (at) => this.writeStarted(at),
       loaded: (at) => this.writeLoaded(at),
-      loadTimeS: () => (opts.loadTimeS ?? this.profile.loadTimeS / this.timeScale) + this.faults.slowStartS,
+      loadTimeS: () => this.loadTimeS(),
       dropResponses: () => this.listener?.dropResponses(),
       stopServing: (crashed) => this.listener?.stop(crashed),
     });
@@ -151,9 +153,24 @@ export class SimulatedServer implements SurfaceContext {
     for (const l of lines) this.log.write(l);
   }
 
+  /** Real seconds the model load takes: the option, else the profile's at this time scale, plus slow-start. */
+  loadTimeS(): number {
+    return (this.opts.loadTimeS ?? this.profile.loadTimeS / this.timeScale) + this.faults.slowStartS;
+  }
+
+  /** Start-up lines, the load's first lines, and its progress while it runs. */
+  private writeStarted(at: Date): void {
+    const logs = this.surface.logs;
+    this.writeLines(logs.start(this.requested, at, this.proc.pid));
+    this.writeLines(logs.loading?.(this.requested, at, this.proc.pid) ?? []);
+    this.loadProgress.stop(false);
+    if (logs.loading) this.loadProgress = startLoadProgress(this.loadTimeS(), (l) => this.log.write(l));
+  }
+
   private writeLoaded(at: Date): void {
     const logs = this.surface.logs;
     const pid = this.proc.pid;
+    this.loadProgress.stop(true);
     this.writeLines(logs.loaded(this.requested, at, pid, this.profile.architecture));
     this.writeLines(logs.ready(at, this.host, this.port, pid));
   }
@@ -167,7 +184,8 @@ export class SimulatedServer implements SurfaceContext {
     return createScheduler({
       profile: this.profile,
       served: this.served,
-      timeScale: this.timeScale,
+      // the slow fault: the modelled GPUs run slower in real time, everything else unchanged
+      timeScale: this.timeScale / this.faults.slowFactor,
       beforeFirstDecode: this.faults.crashOnFirstDecode ? crash : undefined,
       stepLogger: this.surface.logs.stepLogger?.({
         served: this.served,
@@ -210,6 +228,7 @@ export class SimulatedServer implements SurfaceContext {
   }
 
   async close(): Promise<void> {
+    this.loadProgress.stop(false);
     this.proc.close();
   }
 

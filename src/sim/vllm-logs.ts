@@ -78,10 +78,17 @@ function grouped(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** The line vLLM prints as the weights begin to load. */
+export function vllmLoadBeginLines(c: ServedConfig, now: Date, pid: number): string[] {
+  return [
+    vllmLine(now, 'gpu_model_runner.py:5099', `Starting to load model ${c.modelPath}...`, engineCore(pid)),
+  ];
+}
+
+/** The lines vLLM prints once the weights are in (after vllmLoadBeginLines). */
 export function vllmLoadLines(c: ServedConfig, now: Date, pid: number): string[] {
   const p = engineCore(pid);
   return [
-    vllmLine(now, 'gpu_model_runner.py:5099', `Starting to load model ${c.modelPath}...`, p),
     vllmLine(now, 'default_loader.py:397', 'Loading weights took 31.42 seconds', p),
     vllmLine(now, 'gpu_model_runner.py:5194', 'Model loading took 32.24 GiB memory and 33.081234 seconds', p),
     vllmLine(now, 'kv_cache_utils.py:1733', `GPU KV cache size: ${grouped(c.maxTotalNumTokens)} tokens`, p),

@@ -19,6 +19,7 @@ import { vllmConfig } from './vllm-args.js';
 import {
   vllmConfigText,
   vllmEngineStatsLine,
+  vllmLoadBeginLines,
   vllmLoadLines,
   vllmReadyLines,
   vllmSpecDecodingLine,
@@ -107,6 +108,7 @@ export const VLLM_SURFACE: FlavorSurface = {
   logs: {
     start: (c, at, pid) => vllmStartLines(c, at, VLLM_VERSION, pid),
     startError: () => [],
+    loading: (c, at, pid) => vllmLoadBeginLines(c, at, pid),
     loaded: (c, at, pid) => vllmLoadLines(c, at, pid),
     ready: vllmReadyLines,
     // the simulator has one crash traceback (SGLang's)

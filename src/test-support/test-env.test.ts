@@ -1,5 +1,5 @@
 // The suite never reads the user's machine: every test process has an empty home of its own under the
-// run's temporary folder, no BENCHGATE_* setting reaches it, and the folder is gone when the run ends.
+// run's temporary folder, none of the shell's BENCHGATE_* settings reach it, and the folder is gone when the run ends.
 // Proven from inside (this process) and from outside (a nested vitest run started with a calibration
 // file in its home and BENCHGATE_CALIBRATION set, which must see neither and leave its TMPDIR empty).
 
@@ -10,11 +10,11 @@ import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultCalibrationPath, readCalibration } from '../session/calibration-file.js';
-import { RUN_ROOT_PREFIX, removeAbandonedRunRoots } from './test-env.js';
+import { RUN_ROOT_PREFIX, removeAbandonedRunRoots, SUITE_SETTINGS } from './test-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NESTED = 'BG_TEST_ENV_NESTED';
-const INSIDE = 'has an empty home inside the run folder and no BENCHGATE_* setting';
+const INSIDE = "has an empty home inside the run folder and only the suite's BENCHGATE_* settings";
 const inside = (dir: string, parent: string) => !relative(parent, dir).startsWith('..');
 
 describe('the environment every test process runs in', () => {
@@ -23,7 +23,8 @@ describe('the environment every test process runs in', () => {
     expect(homedir()).not.toBe(userInfo().homedir);
     expect(inside(homedir(), tmpdir())).toBe(true);
     expect(readdirSync(homedir()).sort()).toEqual(['.cache', '.config', '.local']);
-    expect(Object.keys(process.env).filter((k) => k.startsWith('BENCHGATE_'))).toEqual([]);
+    const settings = Object.entries(process.env).filter(([k]) => k.startsWith('BENCHGATE_'));
+    expect(Object.fromEntries(settings)).toEqual(SUITE_SETTINGS);
     expect(defaultCalibrationPath()).toBe(join(homedir(), '.cache', 'benchgate', 'calibration.json'));
     expect(readCalibration()).toEqual({ kind: 'absent' });
     // a child a test starts (the CLI, a simulator) inherits the same home and temporary folder

@@ -10,10 +10,17 @@ import { join } from 'node:path';
 export const RUN_ROOT_PREFIX = 'bg-suite-';
 const OWNER_FILE = 'owner.pid';
 
-/** Variables that change what benchgate does (its BENCHGATE_* settings, a Kubernetes shard index). */
-export function scrubBehaviourEnv(env: NodeJS.ProcessEnv): void {
+/**
+ * The suite's own settings: runs the CLI makes in tests are not added to a results store, so a test that
+ * lists a results folder sees only runs (the store's tests turn it back on, cli/test-support/bench-sim.ts).
+ */
+export const SUITE_SETTINGS: Readonly<Record<string, string>> = { BENCHGATE_STORE: 'off' };
+
+/** Drops what changes what benchgate does (the shell's BENCHGATE_* settings, a Kubernetes shard index), then sets the suite's own. */
+export function useSuiteSettings(env: NodeJS.ProcessEnv): void {
   for (const name of Object.keys(env))
     if (name.startsWith('BENCHGATE_') || name === 'JOB_COMPLETION_INDEX') delete env[name];
+  Object.assign(env, SUITE_SETTINGS);
 }
 
 /** A fresh folder under `parentTmp` for one run, owned by this process; TMPDIR points there from now on. */

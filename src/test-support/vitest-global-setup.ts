@@ -1,19 +1,19 @@
 // vitest global setup (vitest.config.ts): before any test process starts, the run gets its own temporary
-// folder (TMPDIR, inherited by the test processes and every child they start), loses the BENCHGATE_*
-// settings of the shell it was started from, and builds the CLI the tests start (cli-build.ts). When the
+// folder (TMPDIR, inherited by the test processes and every child they start), trades the BENCHGATE_*
+// settings of the shell it was started from for the suite's own (test-env.ts), and builds the CLI the tests start (cli-build.ts). When the
 // run ends the folder goes, with everything the tests left in it.
 
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCliForTests, TEST_CLI_VAR } from './cli-build.js';
-import { createRunRoot, removeAbandonedRunRoots, scrubBehaviourEnv } from './test-env.js';
+import { createRunRoot, removeAbandonedRunRoots, useSuiteSettings } from './test-env.js';
 
 export default async function setup(): Promise<() => void> {
   const parentTmp = tmpdir();
   removeAbandonedRunRoots(parentTmp);
   const root = createRunRoot(parentTmp, process.env);
-  scrubBehaviourEnv(process.env);
+  useSuiteSettings(process.env);
   const teardown = () => {
     try {
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });

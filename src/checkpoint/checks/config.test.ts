@@ -74,3 +74,73 @@ describe('config expectations', () => {
     expect(topk?.found).toMatch(/^unknown: not exposed by sglang; read it from \S/);
   });
 });
+
+describe('live evidence of speculation outranks a command-line rule', () => {
+  const ctx = ctxFor({ expect: { config: { 'speculative.algorithm': 'DRAFT-SIMPLE' } } });
+  ctx.engine = 'llamacpp';
+  ctx.adapter = getAdapter('llamacpp');
+  const active = { value: true, source: 'smoke request: acceptance length 2.05' };
+  const rule = {
+    'speculative.algorithm': {
+      value: null,
+      source:
+        '/proc/9/cmdline (-md without a --spec-type loads a draft model but does not speculate on build b9600-abc1234)',
+      inferred: true,
+    },
+    'speculative.algorithm_if_active': {
+      value: 'DRAFT-SIMPLE',
+      source: '/proc/9/cmdline (-md without a --spec-type)',
+      inferred: true,
+    },
+  };
+
+  it('takes the algorithm the command line runs when speculating, over the rule that said it does not', () => {
+    const layers = { evidence: { 'speculative.active': active }, live: {}, process: rule, logs: [] };
+    const [f] = checkConfig(ctx, layers);
+    expect(f.status).toBe('pass');
+    expect(f.evidence[0].where).toMatch(
+      /as live evidence shows the server speculating \(smoke request.*it outranks \/proc\/9\/cmdline/,
+    );
+    expect(mergeLayers(layers)['speculative.algorithm'].value).toBe('DRAFT-SIMPLE');
+  });
+
+  it('keeps the rule when no live evidence says otherwise', () => {
+    const [f] = checkConfig(ctx, { live: {}, process: rule, logs: [] });
+    expect(f.status).toBe('fail');
+    expect(f.found).toBe('null (inferred)');
+  });
+
+  it('reports a fact read directly that disagrees with the live evidence, with both sources', () => {
+    const [f] = checkConfig(ctx, {
+      evidence: { 'speculative.active': active },
+      live: {},
+      process: {},
+      logs: [{ 'speculative.algorithm': { value: null, source: 'server.log:21' } }],
+    });
+    expect(f.status).toBe('fail');
+    expect(f.found).toBe(
+      'sources disagree: server.log:21 says no speculation, smoke request: acceptance length 2.05 shows drafts accepted',
+    );
+    expect(f.evidence.map((e) => e.where)).toEqual([
+      'server.log:21',
+      'smoke request: acceptance length 2.05',
+    ]);
+  });
+});
+
+describe('a build rule that could not be applied', () => {
+  it('says why the algorithm is unknown', () => {
+    const ctx = ctxFor({ expect: { config: { 'speculative.algorithm': 'DRAFT-SIMPLE' } } });
+    ctx.engine = 'llamacpp';
+    ctx.adapter = getAdapter('llamacpp');
+    const rule =
+      'unknown: -md without a --spec-type speculates on builds before b9474 (2026-06-01, commit 5dcb71166, #23988) and not after; build "b0-unknown" was compiled without git metadata, so its number says nothing';
+    const [f] = checkConfig(ctx, {
+      live: {},
+      process: { 'llamacpp.speculation_rule': { value: rule, source: '/proc/3/cmdline' } },
+      logs: [],
+    });
+    expect(f.status).toBe('fail');
+    expect(f.found).toContain(`(${rule})`);
+  });
+});

@@ -12,25 +12,37 @@ function modelIds(json: unknown): string[] {
   return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
 }
 
+/** The engine finding: the detected engine against target.engine, or unknown while the server loads. */
+function engineFinding(ctx: CheckContext, detected: EngineName, modelsStatus: number | null): Finding {
+  const wanted = ctx.plan.target.engine;
+  // a loading server answers 503 everywhere: no endpoint tells its engine yet, so it is not "openai"
+  if (wanted === 'auto' && detected === 'openai' && !ctx.healthy)
+    return finding('engine', 'Engine identified', 'skip', {
+      found: `unknown: the server is not ready (GET /health not 200, GET /v1/models answered ${modelsStatus ?? 'nothing'}), so its endpoints cannot tell the engine yet`,
+      evidence: [
+        { source: 'endpoint', where: ctx.url, excerpt: 'no engine-specific endpoint answered while loading' },
+      ],
+      hint: 'Wait for the model to load (expect.wait in a plan), then run again.',
+    });
+  const mismatch = wanted !== 'auto' && wanted !== detected && detected !== 'openai';
+  return finding('engine', 'Engine identified', mismatch ? 'fail' : 'pass', {
+    expected: wanted === 'auto' ? undefined : wanted,
+    found:
+      detected === 'openai' && wanted !== 'auto' ? `${wanted} (not contradicted by its endpoints)` : detected,
+    evidence: [{ source: 'endpoint', where: ctx.url, excerpt: `detected ${detected} from its endpoints` }],
+    hint: mismatch
+      ? `target.engine (--engine) says ${wanted} but the server looks like ${detected}; fix it or the URL.`
+      : undefined,
+  });
+}
+
 export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
   const out: Finding[] = [];
   const wanted = ctx.plan.target.engine;
   const detected: EngineName = await detectEngine(ctx.http);
   const engine: EngineName = wanted === 'auto' ? detected : wanted;
-  const mismatch = wanted !== 'auto' && wanted !== detected && detected !== 'openai';
-  out.push(
-    finding('engine', 'Engine identified', mismatch ? 'fail' : 'pass', {
-      expected: wanted === 'auto' ? undefined : wanted,
-      found:
-        detected === 'openai' && wanted !== 'auto'
-          ? `${wanted} (not contradicted by its endpoints)`
-          : detected,
-      evidence: [{ source: 'endpoint', where: ctx.url, excerpt: `detected ${detected} from its endpoints` }],
-      hint: mismatch
-        ? `target.engine says ${wanted} but the server looks like ${detected}; fix the plan or the URL.`
-        : undefined,
-    }),
-  );
+  const modelsDoc = await ctx.http.request('/v1/models');
+  out.push(engineFinding(ctx, detected, modelsDoc.status));
   ctx.engine = engine;
   ctx.adapter = getAdapter(engine);
 
@@ -46,7 +58,6 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
     );
   }
 
-  const modelsDoc = await ctx.http.request('/v1/models');
   const ids = modelIds(modelsDoc.json);
   const modelsWhere = `GET ${modelsDoc.url}`;
   const want = ctx.plan.target.model;
@@ -58,7 +69,9 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
         expected: want,
         found: ids.length > 0 ? ids.join(', ') : `no model list (HTTP ${modelsDoc.status ?? 'none'})`,
         evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
-        hint: served ? undefined : 'target.model must be one of the ids GET /v1/models lists.',
+        hint: served
+          ? undefined
+          : '--model (target.model in a plan) must be one of the ids GET /v1/models lists.',
       }),
     );
   } else if (ids.length > 0) {
@@ -79,7 +92,7 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
           ? `${ctx.model} (from the live config; /v1/models gave none)`
           : `none (HTTP ${modelsDoc.status ?? 'none'}${modelsDoc.json === undefined ? ', not JSON' : ''})`,
         evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
-        hint: 'Set target.model, or check that the server exposes GET /v1/models.',
+        hint: 'Name the model with --model (target.model in a plan), or check that the server exposes GET /v1/models.',
       }),
     );
   }

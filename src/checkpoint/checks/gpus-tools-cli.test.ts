@@ -98,7 +98,7 @@ describe('benchgate check --json with a fake nvidia-smi and a real argparse tool
     expect(by['gpus.count'].found).toMatch(/^unreadable: /);
   });
 
-  it('in a container (no processes listed) memory attribution is unknown: a warning, not a failed gate', async () => {
+  it('memory over the limit with no process listed (another container) fails the gate, naming the GPU and the figure', async () => {
     const bin = fakeNvidiaSmi({
       gpus: fixture('nvidia-smi/query-gpu-header-units.csv'),
       apps: '',
@@ -109,9 +109,11 @@ describe('benchgate check --json with a fake nvidia-smi and a real argparse tool
       bin,
     );
     const by = byId(doc);
-    expect(by['gpus.memory']).toMatchObject({ status: 'warn', required: false });
-    expect(by['gpus.memory'].found).toContain('nvidia-smi lists no processes');
-    expect(code).toBe(0);
+    expect(by['gpus.memory']).toMatchObject({ status: 'fail', required: true });
+    expect(by['gpus.memory'].found).toContain(
+      'GPU0: 32770 MiB in use and no process is visible to nvidia-smi (likely another container or PID namespace)',
+    );
+    expect(code).toBe(1);
   });
 
   it('fails a tool whose argparse refuses the flag (exit 2), after echoing its command line', async () => {

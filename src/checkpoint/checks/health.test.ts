@@ -38,7 +38,7 @@ describe('waiting for health', () => {
     expect(reachable.found).toMatch(
       new RegExp(`^nothing is listening at ${url} \\(connection refused for \\d+s\\), and no log is given`),
     );
-    expect(reachable.hint).toContain('target.url');
+    expect(reachable.hint).toContain('--url (target.url in a plan');
   }, 30_000);
 
   it('keeps waiting past the grace while the log is moving, then passes once the server listens', async () => {

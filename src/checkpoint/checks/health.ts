@@ -134,8 +134,8 @@ export async function checkHealth(ctx: CheckContext): Promise<Finding[]> {
             : `${lastError || 'no answer'}${waitNote}`,
           evidence: [{ source: 'endpoint', where, excerpt: lastError }, ...logEvidence],
           hint: notListening
-            ? 'Check target.url (host and port) against where the server listens; give expect.logs so a long model load is followed.'
-            : 'Start the server, or fix target.url (host and port); use expect.wait for a long model load.',
+            ? 'Check --url (target.url in a plan: host and port) against where the server listens; give expect.logs so a long model load is followed.'
+            : 'Start the server, or fix --url (target.url in a plan: host and port); use expect.wait for a long model load.',
         }),
   );
   if (!everConnected) {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../hosts/local-host.js';
 import { ctxFor } from '../test-support.js';
-import { checkLeftovers } from './leftovers.js';
+import { checkLeftovers, isServerCommand } from './leftovers.js';
 
 const host = new LocalHost();
 const started: ChildProcess[] = [];
@@ -100,5 +100,30 @@ describe('what counts as another inference server', () => {
     }, 'the server to be seen');
     expect(listed(f.found, build.pid)).toBe(false);
     expect(listed(f.found, compile.pid)).toBe(false);
+  });
+
+  it('counts only the server processes themselves, not commands whose arguments name an engine (issue 24 item 14)', () => {
+    const servers = [
+      'python3 -m sglang.launch_server --model-path m --port 30000',
+      '/usr/bin/python3.11 -u -m vllm.entrypoints.openai.api_server --model m',
+      '/opt/venv/bin/vllm serve meta-llama/Llama-3.1-8B-Instruct',
+      'sglang serve --model-path m',
+      'python /src/sglang/python/sglang/launch_server.py --model-path m',
+      '/build/bin/llama-server -m tiny.gguf --port 8080',
+      'text-generation-launcher --model-id m',
+    ];
+    const others = [
+      'grep --color=auto sglang.launch_server',
+      'tail -f /var/log/sglang serve.log',
+      'vim /src/sglang/python/sglang/launch_server.py',
+      'less vllm.entrypoints.log',
+      'bash -c python -m sglang.launch_server --port 1',
+      "python3 -c import sglang.launch_server; print('ok')",
+      'node /usr/lib/benchgate/dist/cli/main.js sim --flavor sglang',
+      'python3 test_sglang_launch.py',
+      'cmake --build . --target llama-server',
+    ];
+    for (const a of servers) expect(isServerCommand(a), a).toBe(true);
+    for (const a of others) expect(isServerCommand(a), a).toBe(false);
   });
 });

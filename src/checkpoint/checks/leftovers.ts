@@ -20,13 +20,40 @@ function executableName(args: string): string {
   return first.slice(first.lastIndexOf('/') + 1);
 }
 
+const PYTHON = /^python(\d+(\.\d+)?)?$/;
+
 /**
- * A command line of a running inference server benchgate knows how to talk to (each adapter says how it
- * looks), and not a build job or compiler that merely names one.
+ * What a command line runs, from its start: `sglang serve …`, `llama-server …`, or for a Python
+ * interpreter the module after -m (`sglang.launch_server …`) or the script (`sglang.launch_server …` for
+ * …/sglang/launch_server.py); null for inline code (-c).
+ */
+function invocation(args: string): string | null {
+  const words = args.trim().split(/\s+/);
+  const exe = executableName(args);
+  if (!PYTHON.test(exe)) return [exe, ...words.slice(1)].join(' ');
+  const m = words.indexOf('-m');
+  const c = words.indexOf('-c');
+  if (c > 0 && (m < 0 || c < m)) return null;
+  if (m > 0) return words.slice(m + 1).join(' ');
+  const script = words.slice(1).find((w) => !w.startsWith('-'));
+  return script
+    ? script
+        .replace(/\.py$/, '')
+        .replaceAll('/', '.')
+        .replace(/^.*?(?=\w+\.\w+$)/, '')
+    : null;
+}
+
+/**
+ * A running inference server benchgate knows how to talk to (each adapter says how its command line
+ * starts): the server's own process, not a build job, a compiler, an editor, a log viewer or a grep
+ * whose arguments merely name one.
  */
 export function isServerCommand(args: string): boolean {
   if (BUILD_TOOL.test(executableName(args))) return false;
-  return Object.values(ADAPTERS).some((a) => a.serverCommand?.test(args));
+  const run = invocation(args);
+  if (run === null) return false;
+  return Object.values(ADAPTERS).some((a) => a.serverCommand?.exec(run)?.index === 0);
 }
 
 export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {

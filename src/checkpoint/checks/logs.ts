@@ -7,6 +7,7 @@ import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
 import type { Finding } from '../finding.js';
+import { startFindings } from './log-start.js';
 
 /** Log timestamps have second precision; a marker this far before the process start is still fine. */
 const TOLERANCE_MS = 2000;
@@ -185,52 +186,6 @@ function unreadableLog(id: string, spec: LogExpectation, found: string, text: st
     evidence: [{ source: 'file', where: spec.path, excerpt: excerptOf(text) }],
     hint: 'Point expect.logs[].path at the text log the server writes.',
   });
-}
-
-/** The dead start and the acceptance verdict of the current start, from the adapter's reading. */
-function startFindings(id: string, spec: LogExpectation, st: LogState): Finding[] {
-  const out: Finding[] = [];
-  const r = st.reading;
-  const where = (line: number) => `${spec.path}:${line}`;
-  if (r.failedStart && r.failedStart.line >= st.currentFromLine) {
-    out.push(
-      finding(`${id}.start`, `Server start succeeded (${spec.path})`, 'fail', {
-        required: spec.required,
-        expected: 'the current start reaches its ready line',
-        found: `the server failed to start: line ${r.failedStart.line}: ${excerpt(r.failedStart.excerpt)}`,
-        evidence: [
-          { source: 'log', where: where(r.failedStart.line), excerpt: excerpt(r.failedStart.excerpt) },
-        ],
-        hint: 'Fix the cause in the log (out of memory, a bad flag, a missing draft model) and restart the server.',
-      }),
-    );
-  }
-  const a = r.acceptance;
-  if (a && a.lastLine >= st.currentFromLine) {
-    const counts =
-      a.acceptedTokens !== null
-        ? `, ${a.acceptedTokens} accepted of ${a.draftedTokens ?? 'unknown'} drafted tokens`
-        : '';
-    const mean =
-      a.maxMeanLength !== null ? `highest mean acceptance length ${a.maxMeanLength.toFixed(2)}` : '';
-    out.push(
-      finding(
-        `${id}.spec_acceptance`,
-        `Speculative decoding accepts draft tokens (${spec.path})`,
-        a.neverAccepted ? 'fail' : 'pass',
-        {
-          required: spec.required,
-          expected: 'mean acceptance length above 1.00 on some acceptance line',
-          found: `${a.neverAccepted ? 'speculative decoding configured but never accepted: ' : ''}${a.lines} acceptance line(s) (lines ${a.firstLine}-${a.lastLine}), ${mean}${counts}`,
-          evidence: [{ source: 'log', where: where(a.lastLine), excerpt: excerpt(a.excerpt) }],
-          hint: a.neverAccepted
-            ? 'Every draft token was rejected: check the draft model matches the target model (and its revision), and the speculative settings.'
-            : undefined,
-        },
-      ),
-    );
-  }
-  return out;
 }
 
 export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {

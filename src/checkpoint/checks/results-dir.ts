@@ -21,7 +21,7 @@ export async function checkResultsDir(dir: string): Promise<Finding[]> {
       finding('results_dir', title, 'fail', {
         expected: 'a writable directory',
         found: (e as NodeJS.ErrnoException).code ?? (e as Error).message,
-        hint: 'Set output: to a directory you can write.',
+        hint: 'Point --out (output: in a plan) at a directory you can write.',
       }),
     ];
   }

@@ -76,8 +76,9 @@ export async function checkServerProcess(
     };
   }
   const cmdWhere = `${ctx.host.description}:/proc/${server.pid}/cmdline`;
+  // the live facts (build, /slots) decide command-line rules that hold only for some engine builds
   const facts = ctx.adapter
-    ? ctx.adapter.readProcess(server.argv, server.env, `/proc/${server.pid}/cmdline`)
+    ? ctx.adapter.readProcess(server.argv, server.env, `/proc/${server.pid}/cmdline`, ctx.live?.facts)
     : {};
   return {
     findings: [

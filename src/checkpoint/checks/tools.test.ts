@@ -166,7 +166,7 @@ describe('tool checks', () => {
     });
     expect(by['tool.1.dry_run'].status).toBe('fail');
     expect(by['tool.1.dry_run'].found).toMatch(
-      /^exit status 2: rejected --num \(.*error: ambiguous option: --num could match/,
+      /^exit status 2: ambiguous --num \(.*error: ambiguous option: --num could match/,
     );
   });
 
@@ -194,5 +194,78 @@ describe('tool checks', () => {
     const [, dry] = await checkTools(ctxFor({ tools: [{ path: js, dry_run: 'node {path} --bogus' }] }));
     expect(dry).toMatchObject({ id: 'tool.0.dry_run', status: 'fail' });
     expect(dry.found).toBe("exit status 1: rejected --bogus (error: unknown option '--bogus')");
+  });
+
+  const REQUIRED_TOOL = `import argparse
+p = argparse.ArgumentParser(prog="bench_serving.py")
+p.add_argument("--base-url", required=True)
+p.add_argument("--model")
+p.parse_args()
+print("ok")
+`;
+  const required = join(dir, 'bench_serving.py');
+  writeFileSync(required, REQUIRED_TOOL);
+
+  it('reports argparse\'s "arguments are required" as a missing required argument, never as a rejected flag', async () => {
+    const findings = await checkTools(
+      ctxFor({
+        tools: [
+          {
+            path: required,
+            help: 'python3 {path} --model m',
+            accepts: ['--model'],
+            dry_run: 'python3 {path} --model m',
+          },
+        ],
+      }),
+    );
+    const by = Object.fromEntries(findings.map((f) => [f.id, f]));
+    const line = 'bench_serving.py: error: the following arguments are required: --base-url';
+    expect(by['tool.0.dry_run'].found).toBe(
+      `exit status 2: missing required arguments: --base-url (the tool accepts the flag but needs it; ${line})`,
+    );
+    expect(by['tool.0.flags']).toMatchObject({ status: 'fail' });
+    expect(by['tool.0.flags'].found).toContain('missing required arguments: --base-url');
+    for (const f of findings) expect(f.found ?? '').not.toContain('rejected --base-url');
+  });
+
+  const HELP = join(import.meta.dirname, '..', 'fixtures', 'help');
+  it.each([
+    [
+      "Go's flag package (two dashes for one)",
+      'go-flag-help.txt',
+      ['--base-url', '-c', '-n'],
+      'pass',
+      '7 options declared, all requested flags accepted',
+    ],
+    [
+      'typer (rich boxes, a required option, --stream/--no-stream)',
+      'typer-rich-help.txt',
+      ['--base-url', '--no-stream', '-c'],
+      'pass',
+      '9 options declared, all requested flags accepted',
+    ],
+    [
+      'clap 4',
+      'clap4-help.txt',
+      ['--base-url', '--num-requests', '--served-model-name'],
+      'fail',
+      'not accepted: --served-model-name',
+    ],
+    ['cobra', 'cobra-help.txt', ['--api-base', '--max-req'], 'fail', 'not accepted: --max-req'],
+    [
+      "a getopts script's usage line only: unknown, never accepted",
+      'getopts-usage-only.txt',
+      ['-m'],
+      'fail',
+      expect.stringMatching(
+        /^unknown whether the tool accepts the flags: the help is unreadable: no option lines/,
+      ),
+    ],
+  ])('judges the flags of %s', async (_n, file, accepts, status, found) => {
+    const [, flags] = await checkTools(
+      ctxFor({ tools: [{ path: join(HELP, file), help: 'cat {path}', accepts }] }),
+    );
+    expect(flags).toMatchObject({ id: 'tool.0.flags', status, found });
   });
 });

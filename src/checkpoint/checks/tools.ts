@@ -1,5 +1,7 @@
 // Tools the run depends on: the file exists on the host, optionally has the pinned sha256, its help
-// declares every flag the run will pass (argparse / commander / yargs help), or a dry run exits 0.
+// declares every flag the run will pass (help-flags.ts reads the libraries' help formats), or a dry run
+// exits 0. A refusal is named by its kind: a rejected flag, a missing required argument (the tool
+// accepts the flag but needs it), a refused value. A help that cannot be read leaves the flags unknown.
 
 import { describeNoValue } from '../../core/read-result.js';
 import type { ExecResult } from '../../hosts/host.js';
@@ -7,16 +9,14 @@ import type { ToolSpec } from '../../plan/schema.js';
 import { commandArgv } from '../command-template.js';
 import { type CheckContext, excerpt, finding } from '../context.js';
 import type { Finding } from '../finding.js';
-import { judgeFlags, readHelp, readRejections } from '../help-flags.js';
+import { describeRefusal, judgeFlags, readHelp, readRejections } from '../help-flags.js';
 
 const TOOL_TIMEOUT_MS = 30_000;
 
-/** `: rejected --x (the line saying so)` for each refusal in the output, or empty. */
+/** `: rejected --x (the line saying so)`, `: missing required arguments: …` for each refusal, or empty. */
 function rejectionText(text: string): string {
   const rs = readRejections(text);
-  return rs.length === 0
-    ? ''
-    : `: ${rs.map((x) => `rejected ${x.flags.join(', ') || 'the arguments'} (${x.line})`).join('; ')}`;
+  return rs.length === 0 ? '' : `: ${rs.map(describeRefusal).join('; ')}`;
 }
 
 /** tool.N.flags: the help declares (or argparse would take by prefix) every flag; no refusal printed. */
@@ -48,7 +48,7 @@ function flagsFinding(id: string, tool: ToolSpec, argv: string[], r: ExecResult)
     return finding(`${id}.flags`, title, 'fail', {
       required: req,
       expected: expected ?? 'help text listing options',
-      found: describeNoValue(help),
+      found: `unknown whether the tool accepts the flags: the help is ${describeNoValue(help)}`,
       evidence: ev,
       hint: "Fix tools[].help so it prints the tool's option list.",
     });

@@ -251,8 +251,9 @@ describe('benchgate bench with a piped stderr', () => {
 describe('benchgate bench and a full disk', () => {
   it('refuses to start when the output directory has too little free space, naming it (exit 3)', async () => {
     const out = tmp();
-    // a billion planned requests need far more than the disk holds
-    const r = await run(longRunArgs(out, '1').map((a) => (a === '400' ? '1000000000' : a)));
+    // 100 levels of a million requests (the most one level may plan) need far more than the disk holds
+    const levels = Array.from({ length: 100 }, (_, i) => i + 1).join(',');
+    const r = await run(longRunArgs(out, levels).map((a) => (a === '400' ? '1000000' : a)));
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`not enough free space for results in ${out}`);
     expect(r.stderr).toContain('[BG_E_DISK]');

@@ -12,9 +12,11 @@ import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
-import { runBench } from '../../session/run-bench.js';
+import { type RunBenchResult, runBench } from '../../session/run-bench.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parsePositive, parseWorkers } from '../action.js';
 import { withInterrupt } from '../terminal.js';
+import { noteToStderr } from './store-options.js';
 
 interface BenchFlags {
   url?: string;
@@ -119,57 +121,63 @@ export function registerBench(program: Command): void {
     .option('--name <name>', 'run name')
     .option('--json', 'print only the run summary JSON on stdout; no live progress')
     .option('--force', 'run even when required checkpoint checks fail (recorded in the manifest)')
-    .action(
-      action(async (planPath: string | undefined, o: BenchFlags) => {
-        const flags = flagsToPlanInput(o);
-        const base = planPath ? await loadPlanFile(planPath) : {};
-        const plan = resolvePlanWithFlags(base, flags, {
-          planPath: planPath ?? null,
-          levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
-        });
-        const progress = stderrProgress({ json: o.json === true });
-        return withInterrupt(async (signal, interruptExit) => {
-          const host = await openHost(plan.host);
-          const gate = checkpointGate({
-            plan,
-            host,
-            signal,
-            onProgress: (l) => progress.note(l),
-            onReport: ({ report }) =>
-              process.stderr.write(
-                `${renderChecklist(report, { color: !o.json && wantsColor(process.stderr) })}\n`,
-              ),
-          });
-          try {
-            const result = await runBench({
-              plan,
-              planPath: planPath ?? null,
-              signal,
-              progress,
-              force: o.force === true,
-              beforeLoad: gate.beforeLoad,
-              afterLevel: gate.afterLevel,
-            });
-            if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
-            else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
-            if (result.interrupted) return interruptExit();
-            if (result.allFailed) {
-              process.stderr.write(
-                `benchgate: every request of the run failed; see errorsByCode in ${result.runDir}/summary.json [BG_E_ALL_FAILED]\n`,
-              );
-              return 1;
-            }
-            if (result.endedEarly) {
-              process.stderr.write(
-                `benchgate: the run ended before its last level: ${result.endedEarly.message} [${result.endedEarly.code}]; the levels so far are in ${result.runDir}\n`,
-              );
-              return 1;
-            }
-            return 0;
-          } finally {
-            await host.close();
-          }
-        });
-      }),
+    .action(action(benchAction));
+}
+
+/** `bench`: the plan with the flags over it, the checkpoint as its gate, the run, its table and exit status. */
+async function benchAction(planPath: string | undefined, o: BenchFlags): Promise<number> {
+  const flags = flagsToPlanInput(o);
+  const base = planPath ? await loadPlanFile(planPath) : {};
+  const plan = resolvePlanWithFlags(base, flags, {
+    planPath: planPath ?? null,
+    levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
+  });
+  const progress = stderrProgress({ json: o.json === true });
+  return withInterrupt(async (signal, interruptExit) => {
+    const host = await openHost(plan.host);
+    const gate = checkpointGate({
+      plan,
+      host,
+      signal,
+      onProgress: (l) => progress.note(l),
+      onReport: ({ report }) =>
+        process.stderr.write(
+          `${renderChecklist(report, { color: !o.json && wantsColor(process.stderr) })}\n`,
+        ),
+    });
+    try {
+      const result = await runBench({
+        plan,
+        planPath: planPath ?? null,
+        signal,
+        progress,
+        force: o.force === true,
+        beforeLoad: gate.beforeLoad,
+        afterLevel: gate.afterLevel,
+      });
+      await recordRuns([result.runDir], { results: plan.output, note: noteToStderr });
+      if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
+      else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
+      return result.interrupted ? interruptExit() : benchExitCode(result);
+    } finally {
+      await host.close();
+    }
+  });
+}
+
+/** 1 when every request failed or the run ended before its last level (each said on stderr), else 0. */
+function benchExitCode(result: RunBenchResult): number {
+  if (result.allFailed) {
+    process.stderr.write(
+      `benchgate: every request of the run failed; see errorsByCode in ${result.runDir}/summary.json [BG_E_ALL_FAILED]\n`,
     );
+    return 1;
+  }
+  if (result.endedEarly) {
+    process.stderr.write(
+      `benchgate: the run ended before its last level: ${result.endedEarly.message} [${result.endedEarly.code}]; the levels so far are in ${result.runDir}\n`,
+    );
+    return 1;
+  }
+  return 0;
 }

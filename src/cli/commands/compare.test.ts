@@ -191,4 +191,43 @@ describe('benchgate compare / report / import', () => {
     expect(wrong.stderr).toContain('[BG_E_IMPORT]');
     expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('report and compare take --json like every other command', async () => {
+    const a = await writeRunDir(root, { name: 'json-a', levels: levels(500) });
+    const b = await writeRunDir(root, { name: 'json-b', levels: levels(400) });
+    const r = await cli('report', a, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).schema).toBe('benchgate.compare/1');
+    const c = await cli('compare', a, b, '--json', '--iterations', '50');
+    expect(c.code, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout).runs.map((x: { name: string }) => x.name)).toEqual(['json-a', 'json-b']);
+    const clash = await cli('report', a, '--json', '--format', 'csv');
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('--json is --format json; it cannot be used with --format csv');
+  });
+
+  it('report on a results folder says it is not a run directory and how many runs it holds', async () => {
+    const folder = join(root, 'folder');
+    await writeRunDir(folder, { name: 'one', levels: levels(500) });
+    await writeRunDir(folder, { name: 'two', levels: levels(500) });
+    const r = await cli('report', folder);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/is not a run directory; it holds 2 runs \(.*one.*two.*\)\. Report one of them/);
+    expect(r.stderr).not.toContain('share no load level');
+  });
+
+  it('imports a pasted vLLM result table (--from auto) and every report marks it summary only', async () => {
+    const table = new URL('../../results/fixtures/import/vllm-2026-02-printed.txt', import.meta.url).pathname;
+    const r = await cli('import', table, '--out', join(root, 'printed'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'summary only: imported from the result table printed in vllm-2026-02-printed.txt',
+    );
+    const dir = r.stdout.trim();
+    for (const format of ['text', 'markdown', 'html', 'json']) {
+      const rep = await cli('report', dir, '--format', format);
+      expect(rep.code, rep.stderr).toBe(0);
+      expect(rep.stdout).toContain('summary only');
+    }
+  });
 });

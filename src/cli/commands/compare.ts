@@ -10,15 +10,18 @@ import { FORMATS, type ReportFormat, renderFormat, reportArtifacts } from '../..
 import { compareRuns } from '../../report/compare.js';
 import { isMetricId, METRICS } from '../../report/metric-catalog.js';
 import type { MetricId } from '../../report/types.js';
-import { writeImportedRun } from '../../results/import-common.js';
-import { importSglang } from '../../results/import-sglang.js';
-import { importVllm } from '../../results/import-vllm.js';
-import { readRuns } from '../../results/read-run.js';
+import { type ImportFrom, importResultText } from '../../results/import-result.js';
+import { writeImportedRun } from '../../results/import-run.js';
+import { readRuns, reportRunDirs } from '../../results/read-run.js';
 import { chartFontDirs, writeArtifacts } from '../../results/write-artifacts.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
+import { noteToStderr } from './store-options.js';
 
 interface OutputFlags {
   format: string;
+  /** Same as --format json, as every other command spells it. */
+  json?: boolean;
   out?: string;
   seed: string;
   iterations: string;
@@ -29,7 +32,7 @@ function parseFormat(v: string): ReportFormat {
   throw new BenchgateError('BG_E_USAGE', `--format expects one of ${FORMATS.join(', ')}; found "${v}".`);
 }
 
-function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
+export function parseMetrics(values: string[] | undefined): MetricId[] | undefined {
   if (!values || values.length === 0) return undefined;
   const ids = values
     .flatMap((v) => v.split(','))
@@ -53,7 +56,7 @@ interface CompareFlags {
 }
 
 /** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
-function parseMinEffect(v: string | undefined): number | undefined {
+export function parseMinEffect(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v.trim().replace(/%$/, ''));
   if (!Number.isFinite(n) || n < 0 || n >= 100)
@@ -64,10 +67,22 @@ function parseMinEffect(v: string | undefined): number | undefined {
   return n / 100;
 }
 
+/** The output settings, checked before any run is read (a usage error is exit 2 whatever the runs). */
+function outputSettings(flags: OutputFlags) {
+  if (flags.json && flags.format !== 'text' && flags.format !== 'json')
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `--json is --format json; it cannot be used with --format ${flags.format}.`,
+    );
+  return {
+    format: parseFormat(flags.json ? 'json' : flags.format),
+    seed: parsePositive('--seed', flags.seed, { integer: true, allowZero: true }),
+    iterations: parsePositive('--iterations', flags.iterations, { integer: true }),
+  };
+}
+
 async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promise<number> {
-  const format = parseFormat(flags.format);
-  const seed = parsePositive('--seed', flags.seed, { integer: true, allowZero: true });
-  const iterations = parsePositive('--iterations', flags.iterations, { integer: true });
+  const { format, seed, iterations } = outputSettings(flags);
   const runs = await readRuns(runDirs);
   const cmp = compareRuns(runs, {
     baseline: flags.baseline,
@@ -99,6 +114,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 function withOutputOptions(cmd: Command, iterationsHelp: string): Command {
   return cmd
     .option('--format <format>', `output format: ${FORMATS.join(', ')}`, 'text')
+    .option('--json', 'print the comparison as JSON (same as --format json)')
     .option(
       '--out <dir>',
       'also write report.html, compare.json and charts (SVG and PNG) into this directory',
@@ -139,21 +155,28 @@ export function registerCompare(program: Command): void {
       collect,
     );
   withOutputOptions(report, 'bootstrap resamples').action(
-    action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => emit([dir], flags)),
+    action(async (dir: string, flags: OutputFlags & { metric?: string[] }) => {
+      outputSettings(flags);
+      return emit(await reportRunDirs(dir), flags);
+    }),
   );
 
   program
     .command('import')
-    .description('Turn SGLang bench_serving JSONL or vLLM bench serve JSON into a benchgate run directory.')
-    .argument('<file>', 'result file written by the other tool')
-    .requiredOption('--from <tool>', 'sglang | vllm')
+    .description(
+      'Turn SGLang bench_serving or vLLM bench serve results (the result file, or the result table they print) into a benchgate run directory.',
+    )
+    .argument(
+      '<file>',
+      'result file written by the other tool, or a saved terminal log with its result table(s)',
+    )
+    .option('--from <tool>', 'sglang | vllm | auto (decide from the file)', 'auto')
     .option('--out <dir>', 'results directory; the run goes into <out>/import-<name>/', 'results')
     .option('--name <name>', 'run name (default: the file name, or vLLM --label)')
     .action(
       action(async (file: string, flags: { from: string; out: string; name?: string }) => {
-        if (flags.from !== 'sglang' && flags.from !== 'vllm') {
-          throw new BenchgateError('BG_E_USAGE', `--from expects sglang or vllm; found "${flags.from}".`);
-        }
+        const from = parseImportFrom(flags.from);
+        const name = flags.name === undefined ? undefined : parseRunName(flags.name);
         const st = await stat(file).catch(() => null);
         if (!st?.isFile())
           throw new BenchgateError(
@@ -161,12 +184,26 @@ export function registerCompare(program: Command): void {
             `Expected a result file at ${file}; ${st ? 'it is a directory' : 'nothing is there'}.`,
           );
         const text = await readFile(file, 'utf8');
-        const opts = { name: flags.name, startedAt: st.mtime.toISOString() };
-        const run = flags.from === 'sglang' ? importSglang(text, file, opts) : importVllm(text, file, opts);
+        const run = importResultText(text, file, { from, name, startedAt: st.mtime.toISOString() });
         const dir = await writeImportedRun(flags.out, run);
+        await recordRuns([dir], { results: flags.out, note: noteToStderr });
         for (const w of run.warnings) process.stderr.write(`benchgate: note: ${w}\n`);
         process.stdout.write(`${dir}\n`);
         return 0;
       }),
     );
+}
+
+function parseImportFrom(v: string): ImportFrom {
+  if (v === 'sglang' || v === 'vllm' || v === 'auto') return v;
+  throw new BenchgateError('BG_E_USAGE', `--from expects sglang, vllm or auto; found "${v}".`);
+}
+
+/** A run name becomes a directory name: short, and of letters, digits, '.', '_' and '-' only. */
+function parseRunName(v: string): string {
+  if (/^[\w.-]{1,100}$/.test(v) && v !== '.' && v !== '..') return v;
+  throw new BenchgateError(
+    'BG_E_USAGE',
+    `--name expects 1 to 100 letters, digits, '.', '_' or '-' (it names the run directory); found ${v.length > 40 ? `${v.length} characters` : `"${v}"`}.`,
+  );
 }

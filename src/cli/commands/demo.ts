@@ -6,10 +6,13 @@ import type { Command } from 'commander';
 import { monoNowMs } from '../../core/clock.js';
 import { defaultStages } from '../../matrix/default-stages.js';
 import { buildDemoPlan, STORY_TIME_SCALE } from '../../matrix/demo-plan.js';
+import { killLaunchedServers } from '../../matrix/launched-servers.js';
 import { renderMatrixSummary } from '../../matrix/render-summary.js';
 import { runMatrix } from '../../matrix/run-matrix.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
 import { matrixConsole, withInterrupt } from '../terminal.js';
+import { noteToStderr } from './store-options.js';
 
 /** How to start this very benchgate again as a child: the built CLI, or the TypeScript source under tsx. */
 export function selfArgv(): string[] {
@@ -62,31 +65,35 @@ export function registerDemo(program: Command): void {
           `  Levels ${plan.load.levels.join(', ')} concurrent requests. The simulator runs ${timeScale}x faster than the modelled` +
             ` GPUs: tok/s read ${timeScale}x high and ms ${timeScale}x low; ratios between configs are unaffected.`,
         );
-        return withInterrupt(async (signal, interruptExit) => {
-          const result = await runMatrix({
-            plan,
-            planPath: null,
-            log: io.log,
-            progress: io.progress,
-            print: io.print,
-            stages: defaultStages(),
-            signal,
-          });
-          if (result.comparison) io.print(result.comparison.text);
-          io.print(renderMatrixSummary(plan, result));
-          if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
-          io.log(`demo finished in ${((monoNowMs() - started) / 1000).toFixed(1)} s`);
-          if (result.cancelled) return interruptExit();
-          const byName = new Map(result.configs.map((c) => [c.name, c]));
-          const drifted = byName.get('eagle3-topk1-v2-drifted');
-          const goodOk = ['baseline', 'eagle3-topk4-v1', 'eagle3-topk1-v2'].every(
-            (n) => byName.get(n)?.status === 'completed',
-          );
-          const driftCaught = drifted?.status === 'failed' && drifted.failure?.stage === 'checkpoint';
-          if (!driftCaught)
-            io.log('demo: expected the drifted config to be caught by the checkpoint; it was not.');
-          return goodOk && driftCaught ? 0 : 1;
-        });
+        return withInterrupt(
+          async (signal, interruptExit) => {
+            const result = await runMatrix({
+              plan,
+              planPath: null,
+              log: io.log,
+              progress: io.progress,
+              print: io.print,
+              stages: defaultStages(),
+              signal,
+            });
+            await recordRuns([result.matrixDir], { results: flags.out, note: noteToStderr });
+            if (result.comparison) io.print(result.comparison.text);
+            io.print(renderMatrixSummary(plan, result));
+            if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);
+            io.log(`demo finished in ${((monoNowMs() - started) / 1000).toFixed(1)} s`);
+            if (result.cancelled) return interruptExit();
+            const byName = new Map(result.configs.map((c) => [c.name, c]));
+            const drifted = byName.get('eagle3-topk1-v2-drifted');
+            const goodOk = ['baseline', 'eagle3-topk4-v1', 'eagle3-topk1-v2'].every(
+              (n) => byName.get(n)?.status === 'completed',
+            );
+            const driftCaught = drifted?.status === 'failed' && drifted.failure?.stage === 'checkpoint';
+            if (!driftCaught)
+              io.log('demo: expected the drifted config to be caught by the checkpoint; it was not.');
+            return goodOk && driftCaught ? 0 : 1;
+          },
+          { beforeForcedExit: killLaunchedServers },
+        );
       }),
     );
 }

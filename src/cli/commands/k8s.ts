@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { parseDurationS } from '../../core/clock.js';
 import { BenchgateError } from '../../core/errors.js';
-import { k8sCommands, type ResultsTo, renderK8sYaml } from '../../k8s/render.js';
+import { k8sCommands, type ResultsTo, renderK8sYaml, unreachableFromPods } from '../../k8s/render.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { action, parsePositive } from '../action.js';
 
@@ -27,6 +27,18 @@ function parseResults(v: string): ResultsTo {
   const m = /^pvc:([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(v);
   if (m) return { kind: 'pvc', claim: m[1]! };
   throw new BenchgateError('BG_E_USAGE', `--results expects "stdout" or "pvc:<claim name>"; found "${v}".`);
+}
+
+/** target.api_key_env's value here, for the Secret the pods read it from; refused when it is not set. */
+function apiKeyForPods(envName: string | undefined): { env: string; value: string } | null {
+  if (!envName) return null;
+  const value = process.env[envName];
+  if (!value)
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      `target.api_key_env names ${envName}, which is not set here; set it so k8s can put the key in the pods' Secret.`,
+    );
+  return { env: envName, value };
 }
 
 export function registerK8s(program: Command): void {
@@ -69,7 +81,9 @@ export function registerK8s(program: Command): void {
               .replace(/^-+|-+$/g, '')
               .slice(0, 40) || 'run'
           }`;
+        const apiKey = apiKeyForPods(plan.target.api_key_env);
         const opts = {
+          apiKey,
           planText,
           planFileName: basename(planPath).replace(/[^\w.-]/g, '_') || 'plan.yaml',
           name,
@@ -82,6 +96,8 @@ export function registerK8s(program: Command): void {
           resources: { cpu: flags.cpu, memory: flags.memory },
         };
         const yaml = renderK8sYaml(opts);
+        for (const w of unreachableFromPods(plan.target.url, opts.clockRef))
+          process.stderr.write(`benchgate: warning: ${w}\n`);
         process.stdout.write(yaml);
         process.stderr.write(k8sCommands(opts, `${name}.yaml`));
       }),

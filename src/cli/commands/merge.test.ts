@@ -50,11 +50,11 @@ const benchArgs = (out: string) => [
   '--engine',
   'vllm',
   '--concurrency',
-  '2,5',
+  '3,6',
   '--requests',
-  '20',
+  '24',
   '--warmup',
-  '2',
+  '3',
   '--input-tokens',
   '16',
   '--output-tokens',
@@ -69,7 +69,7 @@ const benchArgs = (out: string) => [
 describe('three local shards merged into one run', () => {
   it('split the load exactly, merge into summaries recomputable from the records, and read like any run', async () => {
     const shardsDir = join(root, 'shards');
-    const startAt = String(Date.now() + 4000);
+    const startAt = String(Date.now() + 10_000);
     const shards = await Promise.all(
       [0, 1, 2].map((i) =>
         cli(benchArgs(shardsDir), {
@@ -87,7 +87,16 @@ describe('three local shards merged into one run', () => {
       .sort((a, b) => shardOf(a) - shardOf(b));
     expect(dirs.map(shardOf)).toEqual([0, 1, 2]);
 
-    const merged = await cli(['merge', ...dirs, '--out', join(root, 'merged')]);
+    // On a busy machine the CLI processes reach the common start seconds late, which the merge rightly
+    // calls suspect; start-lag detection is tested in src/results/merge.test.ts, so allow it here.
+    const merged = await cli([
+      'merge',
+      ...dirs,
+      '--out',
+      join(root, 'merged'),
+      '--max-start-lag-ms',
+      '120000',
+    ]);
     expect(merged.code, merged.stderr).toBe(0);
     const runDir = merged.stdout.trim();
     expect(merged.stderr).toMatch(/shard 2: \d+ records, clock offset/);
@@ -106,11 +115,11 @@ describe('three local shards merged into one run', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as RequestRecord);
-    expect(summary.levels.map((l) => l.level.value)).toEqual([2, 5]);
+    expect(summary.levels.map((l) => l.level.value)).toEqual([3, 6]);
     for (const level of summary.levels) {
       // the whole plan's requests and warmup, split over the shards
-      expect(level.requests.completed + level.requests.failed).toBe(20);
-      expect(level.requests.warmup).toBe(2);
+      expect(level.requests.completed + level.requests.failed).toBe(24);
+      expect(level.requests.warmup).toBe(3);
       const mine = records.filter((r) => r.levelIndex === level.levelIndex);
       expect(level).toEqual(
         summarizeLevel({
@@ -132,5 +141,5 @@ describe('three local shards merged into one run', () => {
     const compare = await cli(['compare', dirs[0]!, runDir, '--iterations', '100']);
     expect(compare.code, compare.stderr).toBe(0);
     expect(compare.stdout).toContain('sharded-merged');
-  }, 120_000);
+  }, 180_000);
 });

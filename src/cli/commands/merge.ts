@@ -2,8 +2,17 @@
 
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_MAX_SKEW_MS, mergeShardRuns } from '../../results/merge.js';
+import { DEFAULT_MAX_SKEW_MS, DEFAULT_MAX_START_LAG_MS, mergeShardRuns } from '../../results/merge.js';
+import { recordRuns } from '../../store/record-run.js';
 import { action, parsePositive } from '../action.js';
+import { noteToStderr } from './store-options.js';
+
+interface MergeFlags {
+  out?: string;
+  maxSkewMs: string;
+  maxStartLagMs: string;
+  json?: boolean;
+}
 
 export function registerMerge(program: Command): void {
   program
@@ -18,12 +27,19 @@ export function registerMerge(program: Command): void {
       'largest tolerated clock misplacement between shards; above it the run is suspect',
       String(DEFAULT_MAX_SKEW_MS),
     )
+    .option(
+      '--max-start-lag-ms <ms>',
+      "largest tolerated gap between the shards' first requests of a level (and the common start); above it the level is invalid",
+      String(DEFAULT_MAX_START_LAG_MS),
+    )
     .option('--json', 'print the merge result as JSON')
     .action(
-      action(async (dirs: string[], flags: { out?: string; maxSkewMs: string; json?: boolean }) => {
+      action(async (dirs: string[], flags: MergeFlags) => {
         const maxSkewMs = parsePositive('--max-skew-ms', flags.maxSkewMs);
+        const maxStartLagMs = parsePositive('--max-start-lag-ms', flags.maxStartLagMs);
         const outDir = flags.out ?? dirname(resolve(dirs[0]!));
-        const r = await mergeShardRuns({ dirs, outDir, maxSkewMs });
+        const r = await mergeShardRuns({ dirs, outDir, maxSkewMs, maxStartLagMs });
+        await recordRuns([r.runDir], { results: outDir, note: noteToStderr });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ runDir: r.runDir, merge: r.merge }, null, 2)}\n`);
           return 0;

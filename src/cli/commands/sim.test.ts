@@ -61,6 +61,37 @@ describe('benchgate sim (CLI)', () => {
     expect(await r.exit).toBe(0);
   });
 
+  it('says how long the model loads when it listens, and prints the load lines as loading happens (issue 24 item 13)', async () => {
+    const r = run(['--port', '0', '--load-time', '12']);
+    const url = await urlOf(r);
+    const listening = r
+      .stdout()
+      .split('\n')
+      .find((l) => l.startsWith('benchgate sim:'))!;
+    expect(listening).toMatch(/; the model loads for 12 s \(--load-time\): \/health answers 503 until then$/);
+    // the load has begun, and its progress moves, while /health still answers 503
+    expect(r.stdout()).toContain('Load weight begin.');
+    while (!r.stdout().includes('Loading safetensors checkpoint shards:  10% Completed | 1/10'))
+      await new Promise((res) => setTimeout(res, 50));
+    expect((await fetch(`${url}/health`)).status).toBe(503);
+    expect(r.stdout()).not.toContain('Load weight end.');
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+  }, 30_000);
+
+  it('loads for at most 5 s by default and says what the profile models instead', async () => {
+    const r = run(['--port', '0']);
+    await urlOf(r);
+    expect(r.stdout()).toContain(
+      'the model loads for 5.0 s (the story-moe-int4-8xpcie profile models 600 s; --load-time 600 waits that long)',
+    );
+    while (!r.stdout().includes('benchgate sim: ready after'))
+      await new Promise((res) => setTimeout(res, 50));
+    expect(r.stdout().indexOf('Load weight end.')).toBeGreaterThan(r.stdout().indexOf('Load weight begin.'));
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+  }, 30_000);
+
   it('exits non-zero after logging the traceback when crash-on-first-decode fires', async () => {
     const r = run(['--load-time', '0', '--time-scale', '1000', '--fault', 'crash-on-first-decode']);
     const url = await urlOf(r);

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { BenchgateError } from '../../core/errors.js';
 import type { SimulatorOptions } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
+import { resolveProfile } from '../../sim/profiles.js';
 import { action, parsePositive } from '../action.js';
 
 interface OwnFlag {
@@ -34,7 +35,7 @@ const OWN_FLAGS: OwnFlag[] = [
   {
     name: '--load-time',
     value: true,
-    help: 'simulated model load in seconds (real time), overriding the profile',
+    help: `simulated model load in seconds (real time); default: the profile’s, at most 5 s`,
   },
   { name: '--ttft-ms', value: true, help: 'fixed profile: time to first chunk' },
   { name: '--itl-ms', value: true, help: 'fixed profile: time between chunks' },
@@ -126,17 +127,51 @@ export function splitSimArgv(argv: string[]): SimCliOptions {
   return out;
 }
 
+/**
+ * `benchgate sim` without --load-time loads for at most this long: a user trying the simulator should not
+ * wait the ten minutes the story profile models for a 480B model (the demo sets its own load time).
+ */
+export const SIM_CLI_LOAD_S = 5;
+
+/** The load time `benchgate sim` uses, and the sentence saying it when the server listens. */
+export function simLoadPlan(o: SimCliOptions): { loadTimeS: number; sentence: string } {
+  const profile = resolveProfile(o.profile);
+  const modelled = profile.loadTimeS / (o.timeScale ?? 1);
+  const slow = o.faults.map((f) => /^slow-start=(\d+(?:\.\d+)?)$/.exec(f)).find(Boolean);
+  const slowS = slow ? Number(slow[1]) : 0;
+  const loadTimeS = o.loadTimeS ?? Math.min(modelled, SIM_CLI_LOAD_S);
+  const total = loadTimeS + slowS;
+  const why =
+    o.loadTimeS !== undefined
+      ? '--load-time'
+      : modelled > loadTimeS
+        ? `the ${profile.name} profile models ${modelled.toFixed(0)} s; --load-time ${modelled.toFixed(0)} waits that long`
+        : `the ${profile.name} profile`;
+  const sentence =
+    total > 0
+      ? `the model loads for ${total.toFixed(total < 10 ? 1 : 0)} s (${why}${slowS ? `, slow-start ${slowS} s` : ''}): /health answers 503 until then`
+      : 'no model load: ready now';
+  return { loadTimeS, sentence };
+}
+
 export async function runSim(o: SimCliOptions): Promise<number> {
   // a closed stdout (e.g. piped into `head`) must not crash the server
   process.stdout.on('error', () => {});
   const write = (line: string) => {
     process.stdout.write(`${line}\n`);
   };
-  const handle = await startSimulator({ ...o, onLog: write });
+  const load = simLoadPlan(o);
+  const startedAt = performance.now();
+  const handle = await startSimulator({ ...o, loadTimeS: load.loadTimeS, onLog: write });
   write(
-    `benchgate sim: ${o.flavor ?? 'sglang'} simulator listening on ${handle.url} (profile ${o.profile ?? 'story-moe-int4-8xpcie'}, time scale ${o.timeScale ?? 1})`,
+    `benchgate sim: ${o.flavor ?? 'sglang'} simulator listening on ${handle.url} (profile ${o.profile ?? 'story-moe-int4-8xpcie'}, time scale ${o.timeScale ?? 1}); ${load.sentence}`,
   );
+  let closed = false;
+  void handle.ready?.then(() => {
+    if (!closed) write(`benchgate sim: ready after ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  });
   const stop = () => {
+    closed = true;
     void handle.close();
   };
   process.once('SIGTERM', stop);
@@ -157,7 +192,7 @@ export function registerSim(program: Command): void {
     .helpOption('-h, --help', 'show help')
     .addHelpText(
       'after',
-      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS.`,
+      `\nSimulator flags:\n${OWN_FLAGS.map((f) => `  ${f.name.padEnd(20)} ${f.help}`).join('\n')}\n\nAny other flag is an engine flag (sglang: --tp-size, --speculative-algorithm, ...; vllm: --speculative-config, --max-num-seqs, ...).\nFaults: crash-on-first-decode, slow-start=S, slow=X, stall-stream[=F], malformed-chunk[=F], reset-mid-stream[=F], http-errors=RATE, stale-log, config-drift, restart-after=N, spec-diverge=POS.`,
     )
     .allowUnknownOption(true)
     .allowExcessArguments(true)

@@ -1,0 +1,156 @@
+// The refusals a tool prints when its command line is wrong, as argparse, click (and typer's boxes),
+// commander, yargs, Go's flag package, cobra, clap (v2–v4) and getopts/getopt print them, each with what
+// kind of refusal it is. "the following arguments are required: --base-url" is a missing required
+// argument (the tool accepts the flag but needs it), never a rejection of --base-url.
+
+import { badInput, cleanLines } from './help-text.js';
+
+export type RefusalKind = 'unknown-flag' | 'missing-required' | 'bad-value' | 'ambiguous' | 'conflict';
+
+/** A refusal the tool printed: its kind, the flags it names and the line that says so. */
+export interface Rejection {
+  kind: RefusalKind;
+  flags: string[];
+  line: string;
+}
+
+const FLAG = /(?:^|[\s,[|(/])(--?[A-Za-z][\w-]*)/g;
+
+export function flagsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(FLAG)) out.push(m[1]);
+  return out;
+}
+
+const dashed = (names: string[]) =>
+  names
+    .map((n) => n.trim().replace(/^['"]|['"]$/g, ''))
+    .filter((n) => n !== '')
+    .map((n) => (n.startsWith('-') ? n : n.length === 1 ? `-${n}` : `--${n}`));
+const flagTokens = (s: string) =>
+  s
+    .split(/[\s,]+/)
+    .map((t) => t.replace(/^['"`]|['"`.]+$/g, ''))
+    .filter((t) => /^--?[A-Za-z]/.test(t))
+    .map((t) => t.replace(/=.*$/, ''));
+const firstLong = (spec: string) => {
+  const fs = flagsIn(` ${spec}`);
+  return fs.find((f) => f.startsWith('--')) ?? fs[0];
+};
+const quoted = (s: string) => firstLong(s.replace(/['"`/]/g, ' '));
+
+type Pattern = [RefusalKind, RegExp, (m: RegExpExecArray) => string[]];
+
+/** What each library prints when it refuses; each returns the flags it names. */
+const REFUSALS: Pattern[] = [
+  // argparse
+  ['unknown-flag', /^(?:\S+: )?error: unrecognized arguments?: (.+)$/, (m) => flagTokens(m[1])],
+  ['ambiguous', /^(?:\S+: )?error: ambiguous option: (\S+) could match/, (m) => [m[1].replace(/=.*$/, '')]],
+  [
+    'conflict',
+    /^(?:\S+: )?error: argument (\S+): not allowed with argument (\S+)/,
+    (m) => [quoted(m[1]), quoted(m[2])],
+  ],
+  [
+    'bad-value',
+    /^(?:\S+: )?error: argument (\S+): (?:invalid|expected|ignored)/,
+    (m) => [firstLong(m[1].replace(/\//g, ' '))],
+  ],
+  [
+    'missing-required',
+    /^(?:\S+: )?error: the following arguments are required: (.+)$/,
+    (m) => flagTokens(m[1]),
+  ],
+  // click (8.0–8.1 and 8.2+ spellings) and typer's boxed errors
+  [
+    'unknown-flag',
+    /^(?:Error: )?[Nn]o such option:? (\S+)/,
+    (m) => [m[1].replace(/[.'"]+$/, '').replace(/^['"]/, '')],
+  ],
+  ['bad-value', /^(?:Error: )?Invalid value for (.+?): /, (m) => [quoted(m[1])]],
+  ['missing-required', /^(?:Error: )?Missing option (.+?)\.?$/, (m) => [quoted(m[1])]],
+  ['bad-value', /^(?:Error: )?Option (\S+) requires an? argument/, (m) => [quoted(m[1])]],
+  ['unknown-flag', /^(?:Error: )?Got unexpected extra arguments? \((.*)\)/, (m) => flagTokens(m[1])],
+  // commander
+  ['unknown-flag', /^error: unknown option '([^']+)'/, (m) => [m[1].replace(/=.*$/, '')]],
+  ['bad-value', /^error: option '([^']+)' argument '[^']*' is invalid/, (m) => [firstLong(m[1])]],
+  ['missing-required', /^error: required option '([^']+)' not specified/, (m) => [firstLong(m[1])]],
+  // yargs
+  ['unknown-flag', /^Unknown arguments?: (.+)$/, (m) => dashed(m[1].split(','))],
+  ['bad-value', /^Invalid values?:/, () => []],
+  ['missing-required', /^Missing required arguments?: (.+)$/, (m) => dashed(m[1].split(','))],
+  // Go's flag package and cobra
+  ['unknown-flag', /^flag provided but not defined: (-\S+)/, (m) => [m[1]]],
+  ['bad-value', /^invalid (?:value|boolean value) "[^"]*" for flag (-\S+?):/, (m) => [m[1]]],
+  ['bad-value', /^flag needs an argument: (-\S+)/, (m) => [m[1].replace(/^'|'$/g, '')]],
+  [
+    'unknown-flag',
+    /^Error: unknown (?:shorthand )?flag: (?:'(\w)' in )?(-\S+)/,
+    (m) => [m[1] ? `-${m[1]}` : m[2]],
+  ],
+  ['missing-required', /^Error: required flag\(s\) (.+) not set/, (m) => dashed(m[1].split(','))],
+  // clap v4, then v2/v3
+  ['unknown-flag', /^error: unexpected argument '([^']+)' found/, (m) => flagTokens(m[1])],
+  ['unknown-flag', /^error: Found argument '([^']+)' which wasn't expected/, (m) => flagTokens(m[1])],
+  ['bad-value', /^error: invalid value '[^']*' for '([^']+)'/, (m) => [firstLong(m[1])]],
+  [
+    'missing-required',
+    /^error: [Tt]he following required arguments were not provided:?(.*)$/,
+    (m) => flagTokens(m[1]),
+  ],
+  // getopts (bash) and getopt(1)
+  ['unknown-flag', /^(?:\S+: )?(?:illegal|invalid) option -- '?(\w)'?$/, (m) => [`-${m[1]}`]],
+  ['unknown-flag', /^(?:\S+: )?unrecognized option '(--?[^']+)'/, (m) => [m[1].replace(/=.*$/, '')]],
+  ['bad-value', /^(?:\S+: )?option requires an argument -- '?(\w)'?$/, (m) => [`-${m[1]}`]],
+];
+
+/** True when a refusal lists its flags on the lines after it (clap's required arguments). */
+const listsBelow = (r: Rejection) => r.kind === 'missing-required' && /not provided:?$/.test(r.line);
+
+/** The refusals printed in a tool's output, in order. */
+export function readRejections(text: string): Rejection[] {
+  if (badInput(text)) return [];
+  const out: Rejection[] = [];
+  let listing: Rejection | null = null;
+  for (const raw of cleanLines(text)) {
+    const line = raw.trim();
+    if (listing && /^(--?[A-Za-z]|<)/.test(line) && raw.startsWith(' ')) {
+      listing.flags.push(...flagTokens(line).slice(0, 1));
+      continue;
+    }
+    listing = null;
+    if (line === '') continue;
+    // commander and click put their suggestion on the next line: keep it with the refusal
+    const last = out[out.length - 1];
+    if (last && /^\(?(Did you mean|Possible options)/.test(line)) {
+      last.line = `${last.line} ${line}`;
+      continue;
+    }
+    for (const [kind, re, names] of REFUSALS) {
+      const m = re.exec(line);
+      if (!m) continue;
+      const r: Rejection = { kind, flags: names(m).filter((f): f is string => Boolean(f)), line };
+      out.push(r);
+      if (listsBelow(r)) listing = r;
+      break;
+    }
+  }
+  return out;
+}
+
+/** One phrase per refusal for a finding: "rejected --x", "missing required arguments: --base-url", … */
+export function describeRefusal(r: Rejection): string {
+  const flags = r.flags.join(', ');
+  switch (r.kind) {
+    case 'missing-required':
+      return `missing required arguments: ${flags || 'unnamed'} (the tool accepts ${r.flags.length === 1 ? 'the flag' : 'them'} but needs ${r.flags.length === 1 ? 'it' : 'them'}; ${r.line})`;
+    case 'bad-value':
+      return `refused the value of ${flags || 'an argument'} (${r.line})`;
+    case 'ambiguous':
+      return `ambiguous ${flags} (${r.line})`;
+    case 'conflict':
+      return `refused ${flags} together (${r.line})`;
+    default:
+      return `rejected ${flags || 'the arguments'} (${r.line})`;
+  }
+}

@@ -1,0 +1,81 @@
+// `benchgate gate RUN --against last|RUN_ID`: flag parsing and wiring only; the gate is src/store/gate.ts.
+// Exit 0 pass, 1 regression beyond the minimum effect, 2 nothing comparable (or a usage error).
+
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { BenchgateError } from '../../core/errors.js';
+import { findRunDirs } from '../../store/discover.js';
+import { runGate } from '../../store/gate.js';
+import { gateJson, gateJunit, gateText } from '../../store/gate-render.js';
+import { addRuns } from '../../store/index-runs.js';
+import { openStore } from '../../store/store.js';
+import { action, parsePositive } from '../action.js';
+import { parseMetrics, parseMinEffect } from './compare.js';
+import { locationOf, noteToStderr, type StoreFlags, withStoreOptions } from './store-options.js';
+
+interface GateFlags extends StoreFlags {
+  against: string;
+  format: string;
+  metric?: string[];
+  minEffect?: string;
+  iterations: string;
+  seed: string;
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+async function gateCommand(runRef: string, flags: GateFlags): Promise<number> {
+  const format = flags.format;
+  if (!['text', 'json', 'junit'].includes(format))
+    throw new BenchgateError('BG_E_USAGE', `--format expects text, json or junit; found "${format}".`);
+  const { db } = await openStore(locationOf(flags), noteToStderr);
+  try {
+    // a run directory given by path is indexed first, so CI can gate what it just wrote
+    for (const ref of [runRef, flags.against])
+      if (ref !== 'last' && existsSync(resolve(ref))) await addRuns(db, await findRunDirs(resolve(ref)));
+    const result = await runGate(db, {
+      run: existsSync(resolve(runRef)) ? resolve(runRef) : runRef,
+      against:
+        flags.against !== 'last' && existsSync(resolve(flags.against))
+          ? resolve(flags.against)
+          : flags.against,
+      metrics: parseMetrics(flags.metric),
+      minEffect: parseMinEffect(flags.minEffect),
+      iterations: parsePositive('--iterations', flags.iterations, { integer: true }),
+      seed: parsePositive('--seed', flags.seed, { integer: true, allowZero: true }),
+      cwd: process.cwd(),
+    });
+    process.stdout.write(
+      format === 'json' ? gateJson(result) : format === 'junit' ? gateJunit(result) : gateText(result),
+    );
+    return result.exitCode;
+  } finally {
+    db.close();
+  }
+}
+
+export function registerGate(program: Command): void {
+  withStoreOptions(
+    program
+      .command('gate')
+      .description(
+        'Regression gate for CI: compare RUN with the last valid run of the same configuration and workload (or --against RUN_ID); exit 0 pass, 1 regression, 2 nothing comparable.',
+      )
+      .argument('<run>', 'run id, run directory or run name (the latest of that name)')
+      .option(
+        '--against <run>',
+        'last (the last earlier run of the same config fingerprint and workload) or a run',
+        'last',
+      )
+      .option(
+        '--metric <names>',
+        'metrics judged, comma-separated or repeated (default output_throughput, ttft_p50, tpot_p50, e2e_p50)',
+        collect,
+      )
+      .option('--min-effect <percent>', 'smallest change called a regression, in percent', '2')
+      .option('--format <format>', 'text | json | junit', 'text')
+      .option('--iterations <n>', 'bootstrap resamples per level and metric', '2000')
+      .option('--seed <n>', 'bootstrap seed', '1'),
+  ).action(action(gateCommand));
+}

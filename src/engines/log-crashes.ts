@@ -1,0 +1,159 @@
+// Crash and failure signatures in a server log: Python tracebacks (with their final exception), CUDA
+// and watchdog lines, and whether the current start died: an engine's fatal line anywhere in the start
+// (before or after its ready line), a failed-start line before it, or a traceback the start never got
+// past. Judged over the whole current start, not its last few lines.
+
+import type { LogLine } from './logtext.js';
+import type { FailedStart } from './types.js';
+
+const CUDA_RE =
+  /CUDA error|CUBLAS_STATUS_\w+|cudaError\w*|torch\.OutOfMemoryError|CUDA out of memory|NCCL error|illegal memory access/i;
+// SGLang: "Scheduler watchdog timeout (self.watchdog_timeout=300, ...)", "Received sigquit from a child
+// process. It usually means the child failed.", "SIGQUIT received."; plus generic fatal-signal lines.
+const WATCHDOG_RE =
+  /watchdog timeout \(|Received sigquit from a child process|SIGQUIT received|Fatal Python error|Segmentation fault|core dumped/i;
+const EXCEPTION_LINE_RE =
+  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[[^\]]*\]\s*)?([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)?)(?::\s?(.*))?$/;
+
+/** CUDA out-of-memory, the failed-start cause every engine shares (PyTorch's and the CUDA runtime's wording). */
+export const CUDA_OOM_RE = /torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory/;
+
+export interface Crash {
+  line: number;
+  excerpt: string;
+}
+
+/** A crash and, for a traceback, the index (in the scanned lines) of its last line. */
+interface ScannedCrash extends Crash {
+  endIndex?: number;
+}
+
+/**
+ * Removes the prefix engines repeat on every line of a multi-line record: `(EngineCore pid=1) ` and
+ * vLLM's header `ERROR 11-20 14:02:46 [core.py:842] ` (before 2025-02-24 `core.py:842] `), which its
+ * formatter puts on each traceback line.
+ */
+function stripRecordPrefix(text: string): string {
+  return text.replace(
+    /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:\[[^\]]{0,200}\]|[\w./-]{1,200}:\d+\]) )?/,
+    '',
+  );
+}
+
+/** The traceback starting at `i`: its final exception line (null when none) and the index of its last line. */
+function readTraceback(lines: readonly LogLine[], i: number): { last: string | null; end: number } {
+  let j = i + 1;
+  // The traceback body is indented frames; its end is the first non-indented line.
+  while (j < lines.length) {
+    const body = stripRecordPrefix(lines[j].text);
+    if (/^\s/.test(body) || body === '') j++;
+    else if (/^(?:During handling|The above exception)/.test(body)) j++;
+    else if (body.startsWith('Traceback (most recent call last):')) j++;
+    else return { last: EXCEPTION_LINE_RE.test(body) ? body.trim() : null, end: j };
+  }
+  return { last: null, end: lines.length - 1 };
+}
+
+/**
+ * Crash signatures in `lines`: each Python traceback (reported at its `Traceback` line, with its
+ * final exception line as the excerpt), CUDA errors and watchdog / fatal-signal lines.
+ */
+export function findCrashes(lines: LogLine[]): Crash[] {
+  return scanCrashes(lines).map(({ line, excerpt }) => ({ line, excerpt }));
+}
+
+function scanCrashes(lines: readonly LogLine[]): ScannedCrash[] {
+  const out: ScannedCrash[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].text;
+    if (t.includes('Traceback (most recent call last):')) {
+      const { last, end } = readTraceback(lines, i);
+      out.push({
+        line: lines[i].line,
+        excerpt: last ?? 'Traceback (most recent call last): (no final exception line)',
+        endIndex: end,
+      });
+      i = Math.max(i, end);
+      continue;
+    }
+    if (CUDA_RE.test(t) || WATCHDOG_RE.test(t)) {
+      out.push({ line: lines[i].line, excerpt: t.trim().slice(0, 300) });
+    }
+  }
+  return out;
+}
+
+/** An engine's failure lines, by how much of a start they end. */
+export interface FailureSignatures {
+  /** Lines that end the start wherever they appear in it, before or after the ready line. */
+  fatal?: readonly RegExp[];
+  /** Lines that mean a failed start only before the ready line (a shard or a worker could not start). */
+  startOnly?: readonly RegExp[];
+}
+
+/** Words of a dying or stopping process: such a line after a traceback is not progress of the start. */
+const WINDING_DOWN_RE =
+  /shut(?:ting)? ?down|\bexit|terminat|\bkill|abort|\bstop|died|clean(?:ing)? ?up|finaliz|interrupt|signal|leaked/i;
+/** A log record at warning level or worse (vLLM/Python names, TGI's, llama.cpp's level letter). */
+const NOT_PROGRESS_LEVEL_RE =
+  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\S+\s+)?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\b|^\d+\.\d{2}\.\d{3}\.\d{3} [WE] /;
+/** A record that starts with a timestamp or an INFO level (vLLM, SGLang, TGI, llama.cpp 2026). */
+const RECORD_RE =
+  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |INFO\b)/;
+
+/** A line showing the start went on working (an informational record that is not the process winding down). */
+function isProgress(text: string): boolean {
+  if (!RECORD_RE.test(text) || NOT_PROGRESS_LEVEL_RE.test(text)) return false;
+  if (text.includes('Traceback (most recent call last)') || WINDING_DOWN_RE.test(text)) return false;
+  return !CUDA_RE.test(text) && !WATCHDOG_RE.test(text);
+}
+
+/**
+ * The excerpt of a failure line, naming the root cause: the traceback that follows it, or, for a line
+ * that points back at it (vLLM's "See root cause above"), the last one before it.
+ */
+function failureExcerpt(hit: LogLine, crashes: readonly ScannedCrash[]): string {
+  const other = (c: ScannedCrash) => !hit.text.includes(c.excerpt) && !c.excerpt.includes(hit.text.trim());
+  const after = crashes.find((c) => c.line >= hit.line && other(c));
+  const before = /root cause above/i.test(hit.text)
+    ? crashes.filter((c) => c.line < hit.line && other(c) && !/root cause above/i.test(c.excerpt)).pop()
+    : undefined;
+  const cause = after ?? before;
+  const text = hit.text.trim().slice(0, 300);
+  return cause ? `${text} (cause: ${cause.excerpt})` : text;
+}
+
+/** The first traceback the start did not get past: no progress line follows it. */
+function fatalTraceback(scan: readonly LogLine[], crashes: readonly ScannedCrash[]): ScannedCrash | null {
+  for (const c of crashes) {
+    if (c.endIndex === undefined) continue;
+    if (!scan.slice(c.endIndex + 1).some((l) => isProgress(l.text))) return c;
+  }
+  return null;
+}
+
+/**
+ * How the current start died (`after` = its lines), or null when it did not: an engine's fatal line
+ * anywhere in it (an engine core or scheduler that died at its first decodes ends the start too), a
+ * failed-start line or CUDA OOM before the ready line, or (with no ready line) a traceback after which
+ * the start made no more progress, however long the log goes on with shutdown noise.
+ */
+export function findFailedStart(
+  after: readonly LogLine[],
+  signatures: FailureSignatures,
+  isReady: (text: string) => boolean,
+): FailedStart | null {
+  const readyIdx = after.findIndex((l) => isReady(l.text));
+  const scan = readyIdx >= 0 ? after.slice(0, readyIdx) : after;
+  const crashes = scanCrashes(after);
+  const startOnly = [CUDA_OOM_RE, ...(signatures.startOnly ?? [])];
+  const fatal = signatures.fatal ?? [];
+  const hit = scan.find((l) => [...fatal, ...startOnly].some((re) => re.test(l.text)));
+  if (hit) return { line: hit.line, excerpt: failureExcerpt(hit, crashes) };
+  const late =
+    readyIdx >= 0 ? after.slice(readyIdx + 1).find((l) => fatal.some((re) => re.test(l.text))) : null;
+  if (late) return { line: late.line, excerpt: failureExcerpt(late, crashes), afterReady: true };
+  if (readyIdx >= 0) return null;
+  const dead = fatalTraceback(scan, crashes);
+  return dead ? { line: dead.line, excerpt: dead.excerpt } : null;
+}
