@@ -1,7 +1,8 @@
-// Keeps the simulator, the client's hot path, the engine adapters, the metrics and the reports in small
-// pieces a reader can hold in mind: no product file in sim/, client/, engines/, metrics/ or report/ over
-// 300 lines, no function over 80, measured on the TypeScript syntax tree (function declarations, methods,
-// constructors, accessors, and arrow or function expressions given a name).
+// Keeps every product folder of src/ in pieces a reader can hold in mind: no file over 300 lines, no
+// function over 80, measured on the TypeScript syntax tree (function declarations, methods, constructors,
+// accessors, and arrow or function expressions given a name). The few places where size is the honest
+// shape are allow-listed with the reason beside them; an entry that no longer exceeds its limit fails too,
+// so neither list can outlive what it excuses.
 
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -9,11 +10,30 @@ import { folderOf, productSources, type SourceFile } from './test-support/source
 
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 80;
-const SIZE_GUARDED_FOLDERS = ['sim', 'client', 'engines', 'report', 'metrics'];
+
+/** Where a long file or function is the honest shape: `src/…/file.ts` or `src/…/file.ts name()`, and why. */
+const ALLOWED: Record<string, string> = {
+  'src/plan/schema.ts':
+    'the plan schema: one zod declaration per plan key with its bounds and message, read top to bottom as the plan reference',
+};
+
+/**
+ * Today's offenders outside bench/, being split by meaning on other branches (issue 23). Not an
+ * allow-list: the lead empties it as those splits merge, and an entry whose file or function is back
+ * within the limit fails below until it is removed.
+ */
+const PENDING_SPLITS: string[] = [
+  'src/checkpoint/checks/health.ts checkHealth()',
+  'src/metrics/level.ts summarizeLevel()',
+  'src/report/chart-svg.ts renderChartSvg()',
+  'src/report/compare.ts compareRuns()',
+  'src/report/render-html.ts renderHtml()',
+  'src/report/render-text.ts renderText()',
+];
 
 interface Measured {
-  file: string;
-  fn?: string;
+  /** `src/…/file.ts` for the file, `src/…/file.ts name()` for a function in it. */
+  key: string;
   lines: number;
   limit: number;
 }
@@ -50,12 +70,16 @@ function functionName(node: ts.Node): string | null {
 /** The file's length and every named function's, each with its limit. */
 function measure(file: SourceFile): Measured[] {
   const fileLines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
-  const out: Measured[] = [{ file: file.rel, lines: fileLines, limit: MAX_FILE_LINES }];
+  const out: Measured[] = [{ key: file.rel, lines: fileLines, limit: MAX_FILE_LINES }];
   const visit = (node: ts.Node, owner: string | null) => {
     const name = functionName(node);
     const qualified = name && owner ? `${owner}.${name}` : name;
     if (qualified)
-      out.push({ file: file.rel, fn: qualified, lines: linesOf(file.ast, node), limit: MAX_FUNCTION_LINES });
+      out.push({
+        key: `${file.rel} ${qualified}()`,
+        lines: linesOf(file.ast, node),
+        limit: MAX_FUNCTION_LINES,
+      });
     const nextOwner = ts.isClassLike(node) && node.name ? node.name.text : (qualified ?? owner);
     ts.forEachChild(node, (child) => visit(child, nextOwner));
   };
@@ -63,21 +87,36 @@ function measure(file: SourceFile): Measured[] {
   return out;
 }
 
-describe('the simulator, the client, the metrics and the reports stay small', () => {
-  const all = productSources.filter((f) => SIZE_GUARDED_FOLDERS.includes(folderOf(f.rel))).flatMap(measure);
-  const measured = all.filter((m) => m.lines > m.limit);
+const describeOver = (m: Measured) => `${m.key}: ${m.lines} lines, over the limit of ${m.limit}`;
 
-  it('measures real files and functions', () => {
+describe('every product folder stays small', () => {
+  const all = productSources.flatMap(measure);
+  const over = all.filter((m) => m.lines > m.limit);
+  const overKeys = new Set(over.map((m) => m.key));
+
+  it('measures real files and functions in every folder of src/', () => {
     // fail closed: a walk that found nothing would pass the limits below
-    expect(all.filter((m) => !m.fn).length).toBeGreaterThan(20);
-    expect(all.filter((m) => m.fn).length).toBeGreaterThan(200);
-    expect(all.find((m) => m.file === 'src/client/sse-scanner.ts' && !m.fn)?.lines).toBeGreaterThan(10);
+    const folders = new Set(productSources.map((f) => folderOf(f.rel)));
+    for (const folder of ['bench', 'checkpoint', 'cli', 'client', 'core', 'matrix', 'plan', 'session', 'sim'])
+      expect(folders).toContain(folder);
+    expect(all.filter((m) => !m.key.endsWith('()')).length).toBeGreaterThan(150);
+    expect(all.filter((m) => m.key.endsWith('()')).length).toBeGreaterThan(1000);
+    expect(all.find((m) => m.key === 'src/client/sse-scanner.ts')?.lines).toBeGreaterThan(10);
   });
 
-  it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES} in ${SIZE_GUARDED_FOLDERS.join('/ and ')}/`, () => {
-    const broken = measured.map(
-      (m) => `${m.file}${m.fn ? ` ${m.fn}()` : ''}: ${m.lines} lines, over the limit of ${m.limit}`,
-    );
-    expect(broken).toEqual([]);
+  it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES} outside the lists`, () => {
+    const listed = new Set([...Object.keys(ALLOWED), ...PENDING_SPLITS]);
+    expect(over.filter((m) => !listed.has(m.key)).map(describeOver)).toEqual([]);
+  });
+
+  it('lists nothing that is back within its limit (remove such an entry)', () => {
+    const stale = [...Object.keys(ALLOWED), ...PENDING_SPLITS].filter((key) => !overKeys.has(key));
+    expect(stale).toEqual([]);
+  });
+
+  it('never lists one entry twice or in both lists', () => {
+    const keys = [...Object.keys(ALLOWED), ...PENDING_SPLITS];
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+    for (const [key, why] of Object.entries(ALLOWED)) expect(why.length, key).toBeGreaterThan(20);
   });
 });

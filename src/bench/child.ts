@@ -1,7 +1,9 @@
-// Starting helper processes for the bench scripts: a node child whose stdout announces readiness
-// (e.g. "port 1234"), and the path of a sibling script whether we run from dist/ (.js) or via tsx (.ts).
+// Helper processes for the bench scripts: starting a node child whose stdout announces readiness (e.g.
+// "port 1234"), the path of a sibling script whether we run from dist/ (.js) or via tsx (.ts), and the
+// CPU time a process has used (so a server's CPU is shown apart from the client's).
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** A sibling module of `fromUrl` (import.meta.url), with the caller's own extension (.js in dist/, .ts under tsx). */
@@ -27,4 +29,15 @@ export async function startChild(
   });
   child.stdout?.resume();
   return { child, match };
+}
+
+/** CPU seconds (user + system) process `pid` has used (Linux /proc, 100 ticks/s), or null elsewhere. */
+export function processCpuS(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }

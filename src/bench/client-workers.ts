@@ -5,7 +5,6 @@
 // with 1 and 2 workers against the simulator's `fixed` profile (server truth from GET /_sim/requests).
 // Both go through session/level-send.ts, the path `bench` takes. Prints figures, asserts nothing.
 
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { destroyAgents, type StreamTimeouts } from '../client/stream-request.js';
@@ -15,6 +14,7 @@ import { resolveWorkerCount } from '../load/worker-pool.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { sendLevel } from '../session/level-send.js';
 import { closedLoopShape } from './bench-shape.js';
+import { processCpuS } from './child.js';
 
 interface WorkersRun {
   records: RequestRecord[];
@@ -82,17 +82,6 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-
-/** CPU seconds (user + system) process `pid` has used (Linux /proc, 100 ticks/s), or null elsewhere. */
-function processCpuS(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
 
 /** Client capacity per worker count against a server that is cheap per event (its CPU is shown). */
 export async function capacityByWorkers(

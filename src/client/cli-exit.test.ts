@@ -7,10 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliNodeArgs } from '../cli/test-support/cli-argv.js';
 import type { SimulatorHandle } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
-
-const MAIN = new URL('../cli/main.ts', import.meta.url).pathname;
 
 describe('benchgate check exits after printing its result', () => {
   let sim: SimulatorHandle;
@@ -29,7 +28,7 @@ describe('benchgate check exits after printing its result', () => {
       plan,
       `target: { url: ${sim.url} }\nworkload: { output_tokens: { fixed: 8 } }\noutput: ${dir}/results\n`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', plan], {
+    const child = spawn(process.execPath, [...cliNodeArgs(), 'check', plan], {
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,11 +1,11 @@
 // Loads the HTML report in real headless Chromium: no console errors, charts present, screenshot taken.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTool } from '../test-support/needs.js';
 import { compareRuns } from './compare.js';
 import { renderHtml } from './render-html.js';
 import { buildRun, type FixtureRun, specs } from './test-support.js';
@@ -23,7 +23,9 @@ const run = (name: string, e2eMs: number): FixtureRun => ({
   })),
 });
 
-describe.skipIf(!existsSync(CHROMIUM))('HTML report in headless Chromium', () => {
+describe.skipIf(
+  !hasTool(CHROMIUM, 'the HTML report in headless Chromium', 'Debian: apt-get install chromium'),
+)('HTML report in headless Chromium', () => {
   it('loads with no console errors or network requests, shows every chart, and prints', async () => {
     const runs = [run('baseline', 1000), run('eagle3 <topk1>', 800)].map((r) => {
       const b = buildRun(r);

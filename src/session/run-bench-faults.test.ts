@@ -33,11 +33,12 @@ const notes = (): ProgressView & { lines: string[] } => {
 describe('runBench under server faults', () => {
   it('waits for a server that restarted mid-run (restart-after, slow-start) and goes on with the next level', async () => {
     const progress = notes();
-    // generation 1 is the smoke, 2-4 level 0, 5 restarts the server (1 s reload), the rest of level 1 fails
+    // generation 1 is the smoke, 2-4 level 0, 5 restarts the server (3 s reload, so a busy machine still
+    // asks before level 2 while it reloads), the rest of level 1 fails
     const res = await runBench({
       plan: plan(),
       progress,
-      simulator: { flavor: 'sglang', profile: 'fixed', faults: ['restart-after=5', 'slow-start=1'] },
+      simulator: { flavor: 'sglang', profile: 'fixed', faults: ['restart-after=5', 'slow-start=3'] },
       simulatorInProcess: true,
     });
     expect(res.summary.levels).toHaveLength(3);

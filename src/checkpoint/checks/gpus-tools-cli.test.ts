@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliNodeArgs } from '../../cli/test-support/cli-argv.js';
 import type { SimulatorHandle } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
 import type { Finding } from '../finding.js';
@@ -10,7 +11,6 @@ import type { Finding } from '../finding.js';
 // Issue 9's GPU and tool cases end to end: the real CLI (`benchgate check --json`, from source, in its
 // own process) against the simulator, on a host whose PATH holds a fake `nvidia-smi` that prints the
 // given fixtures, and a real argparse tool.
-const MAIN = new URL('../../cli/main.ts', import.meta.url).pathname;
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const fixture = (n: string) => readFileSync(join(FIXTURES, n), 'utf8');
 
@@ -39,7 +39,7 @@ function check(
   planPath: string,
   binDir: string,
 ): Promise<{ code: number | null; doc: { ok: boolean; findings: Finding[] } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'check', planPath, '--json'], {
+  const child = spawn(process.execPath, [...cliNodeArgs(), 'check', planPath, '--json'], {
     env: { ...process.env, NO_COLOR: '1', PATH: `${binDir}:${process.env.PATH}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'bg-cli-'));
 
-async function waitFor(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
+async function waitFor(pred: () => boolean, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!pred()) {
     if (Date.now() > until) throw new Error('condition not reached');

@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Calibration } from '../../session/calibration-file.js';
+import { cliNodeArgs } from '../test-support/cli-argv.js';
 
-// The real CLI, from source, in its own process; the calibration file goes to a temporary path.
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
-
+// The real CLI in its own process (cli-argv.ts); the calibration file goes to a temporary path.
 /** Runs the CLI to completion (nothing else runs in this test's process meanwhile). */
 async function run(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const r = spawnSync(process.execPath, [...cliNodeArgs(), ...args], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     encoding: 'utf8',
   });

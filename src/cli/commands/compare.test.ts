@@ -7,15 +7,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { specs, writeRunDir } from '../../report/test-support.js';
+import { cliNodeArgs } from '../test-support/cli-argv.js';
 
 const run = promisify(execFile);
 const root = await mkdtemp(join(tmpdir(), 'bg-cli-compare-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const r = await run(process.execPath, [...cliNodeArgs(), ...args], {
       env: { ...process.env, NO_COLOR: '1' },
       maxBuffer: 32 << 20,
     });

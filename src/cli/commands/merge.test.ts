@@ -13,9 +13,9 @@ import type { RequestRecord } from '../../records/request-record.js';
 import type { Manifest } from '../../results/layout.js';
 import type { SimulatorHandle } from '../../sim/api.js';
 import { startSimulator } from '../../sim/index.js';
+import { cliNodeArgs } from '../test-support/cli-argv.js';
 
 const run = promisify(execFile);
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
 const root = await mkdtemp(join(tmpdir(), 'bg-cli-shards-'));
 let sim: SimulatorHandle;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ async function cli(
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const r = await run(process.execPath, [...cliNodeArgs(), ...args], {
       env: { ...process.env, NO_COLOR: '1', ...env },
       maxBuffer: 32 << 20,
     });

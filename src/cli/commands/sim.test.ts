@@ -2,12 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../sim/index.js';
+import { cliNodeArgs } from '../test-support/cli-argv.js';
 import { splitSimArgv } from './sim.js';
 
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
@@ -21,7 +20,7 @@ interface Run {
 }
 
 function run(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'sim', ...args], {
+  const child = spawn(process.execPath, [...cliNodeArgs(), 'sim', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -53,7 +52,8 @@ async function urlOf(r: Run): Promise<string> {
 
 describe('benchgate sim (CLI)', () => {
   it('prints its URL while still loading, writes engine logs to stdout, and exits 0 on SIGTERM', async () => {
-    const r = run(['--port', '0', '--load-time', '0.5', '--tp-size', '8']);
+    // a 5 s load: the test never waits for it, and a busy machine still asks inside it
+    const r = run(['--port', '0', '--load-time', '5', '--tp-size', '8']);
     const url = await urlOf(r);
     expect((await fetch(`${url}/health`)).status).toBe(503);
     expect(r.stdout()).toContain('server_args=ServerArgs(');

@@ -29,7 +29,7 @@ export async function benchAgainstSimulator(
   await sim.ready;
   try {
     const before = new Set(readdirSync(o.results));
-    // the suite turns recording off (vitest.config.ts); these runs are recorded, as a user's are
+    // the suite turns recording off (test-support/test-env.ts); these runs are recorded, as a user's are
     const args = [
       'bench',
       '--url',

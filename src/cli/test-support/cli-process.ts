@@ -1,9 +1,7 @@
-// The real benchgate CLI, from source, in its own process, for tests that judge exit codes and output.
+// The real benchgate CLI (this checkout, cli-argv.ts) in its own process, for tests that judge exit codes and output.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+import { cliNodeArgs } from './cli-argv.js';
 
 export interface CliResult {
   code: number | null;
@@ -17,7 +15,7 @@ export function startCli(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...cliNodeArgs(), ...args], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,14 +1,13 @@
-// Test helper: the real CLI, from source, in its own process (NO_COLOR), with its exit code and output.
+// Test helper: the real CLI (this checkout, cli-argv.ts) in its own process (NO_COLOR), with its exit code and output.
 
 import { spawn } from 'node:child_process';
-
-const MAIN = new URL('../main.ts', import.meta.url).pathname;
+import { cliNodeArgs } from './cli-argv.js';
 
 export function runCli(
   args: string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [...cliNodeArgs(), ...args], {
     env: { ...process.env, NO_COLOR: '1', ...opts.env },
     cwd: opts.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { connect, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { hasTool } from '../../test-support/needs.js';
 import { execLocal } from '../local-host.js';
 import type { SshHostOptions } from '../ssh-host.js';
 
@@ -24,8 +25,9 @@ export interface TestSshd {
   stop(): Promise<void>;
 }
 
+/** True when OpenSSH's sshd is installed; otherwise the skipped tests say why on stderr. */
 export function sshdAvailable(): boolean {
-  return existsSync(SSHD_PATH);
+  return hasTool(SSHD_PATH, 'the tests against a real sshd', 'Debian: apt-get install openssh-server');
 }
 
 async function freePort(): Promise<number> {

@@ -1,20 +1,19 @@
 // Builders for matrix tests: plans whose configs launch the embedded simulator as a real child process
-// (through tsx, so tests never depend on a stale dist), unique command-line markers, and /proc scans.
+// (this checkout's CLI, built for the run, so tests never depend on a stale dist), unique command-line
+// markers, and /proc scans.
 
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { cliNodeArgs } from '../../cli/test-support/cli-argv.js';
 import { type Plan, type PlanInput, planSchema } from '../../plan/schema.js';
 import { storyServerSimArgs } from '../demo-plan.js';
 
-export const MAIN_TS = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** tsx's loader as an absolute URL, so a child started from any working directory finds it. */
-export const TSX_LOADER = import.meta.resolve('tsx');
 
-/** argv that runs this checkout's benchgate CLI from source. */
+/** argv that runs this checkout's benchgate CLI (cli-argv.ts), from any working directory. */
 export function benchgateArgv(): string[] {
-  return [process.execPath, '--import', TSX_LOADER, MAIN_TS];
+  return [process.execPath, ...cliNodeArgs()];
 }
 
 export function uniqueMarker(): string {
@@ -30,7 +29,7 @@ export function simArgs(port: number, marker: string, extra: string[] = [], time
     modelPath: `${marker}/model`,
     engineArgs: extra,
   });
-  return ['--import', TSX_LOADER, MAIN_TS, 'sim', ...sim];
+  return [...cliNodeArgs(), 'sim', ...sim];
 }
 
 export interface SimConfigInput {

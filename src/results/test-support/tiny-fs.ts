@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sayWhySkipped } from '../../test-support/needs.js';
 
 /** True when this process may mount a tmpfs (root on Linux with mount(8) available). */
 export const CAN_MOUNT_TMPFS = process.platform === 'linux' && process.getuid?.() === 0 && canMount();
@@ -20,6 +21,9 @@ function canMount(): boolean {
 }
 
 export const NEEDS_ROOT = 'needs root to mount a small tmpfs (a real full disk)';
+
+if (!CAN_MOUNT_TMPFS)
+  sayWhySkipped('the full-disk tests', `${NEEDS_ROOT}; run the suite as root to include them`);
 
 export interface TinyFs {
   dir: string;
