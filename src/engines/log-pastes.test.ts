@@ -95,6 +95,26 @@ const CASES: LogCase[] = [
     },
     unknown: ['tp_size', 'quantization', 'speculative.num_steps', 'dtype', 'max_running_requests'],
   },
+  {
+    file: 'paste-sglang-2026-spec-v1-capped.txt',
+    adapter: sglangAdapter,
+    // topk 4 runs spec v1 even with spec v2 the default; the state cache admits 12 of the 32 asked
+    facts: {
+      'speculative.spec_v2': false,
+      overlap_schedule: false,
+      max_running_requests: 12,
+      'sglang.max_running_requests': 32,
+      context_length: 131072,
+    },
+    ready: 5,
+    failedStart: null,
+  },
+  {
+    file: 'paste-sglang-2026-spec-v2-env-removed.txt',
+    adapter: sglangAdapter,
+    facts: { 'speculative.spec_v2': true, overlap_schedule: true, 'sglang.spec_v2_env_ignored': true },
+    ready: 3,
+  },
 ];
 
 describe('logs as pasted into issues', () => {
