@@ -189,12 +189,6 @@ describe('readHelp', () => {
   });
 
   it.each([
-    [
-      'an echoed command line, usage lines and a refusal (exit 2)',
-      help('argparse-rejected-after-echo.txt'),
-      2,
-      /no option lines.*exit status 2/,
-    ],
     ['a click refusal (exit 2)', help('click-no-such-option.txt'), 2, /no option lines/],
     ['empty output (exit 1)', '', 1, /empty \(exit status 1\)/],
     ['binary garbage', BINARY, 0, /binary/],

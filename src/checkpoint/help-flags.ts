@@ -1,13 +1,15 @@
 // Reads what a tool's command-line interface accepts from its help: the flags declared on the option
-// lines of the help's option sections (never the usage block, prose or an echoed command line), as
-// argparse (3.8–3.13), click, typer/rich, commander, yargs, Go's flag package, cobra, clap (v2–v4) and
-// scripts with an "Options:" section print them. A help with no option section (a getopts script that
-// prints its usage line only) is unreadable, never "accepts". argparse's prefix matching (allow_abbrev,
-// on by default) and Go's "one or two dashes" are applied when judging flags.
+// lines of the help's option sections (never prose or an echoed command line), as argparse (3.8–3.13),
+// click, typer/rich, commander, yargs, Go's flag package, cobra, clap (v2–v4) and scripts with an
+// "Options:" section print them; with no option section, argparse's usage block (help-usage.ts). A help
+// with neither (a getopts script that prints its usage line only) is unreadable, never "accepts"; a cut
+// listing leaves the flags it does not show unknown. argparse's prefix matching (allow_abbrev, on by
+// default) and Go's "one or two dashes" are applied when judging flags.
 
 import { type ReadResult, readUnreadable, readValue } from '../core/read-result.js';
 import { flagsIn } from './help-refusals.js';
 import { badInput, cleanLines } from './help-text.js';
+import { argparseUsageFlags, describedInline, type OptionLine, optionListCut } from './help-usage.js';
 
 export { describeRefusal, type RefusalKind, type Rejection, readRejections } from './help-refusals.js';
 
@@ -25,13 +27,20 @@ export type HelpStyle =
 export interface HelpReading {
   flags: Set<string>;
   style: HelpStyle;
+  /** Where the flags were read: the option sections, or (argparse, no option section) the usage block. */
+  source: 'options' | 'usage';
+  /** Why the listing may not hold every option (a cut paste), or null: a flag not in it is then unknown. */
+  cut: string | null;
 }
 
 export type FlagVerdict =
   | { flag: string; verdict: 'declared' }
   | { flag: string; verdict: 'abbreviation'; full: string }
   | { flag: string; verdict: 'ambiguous'; candidates: string[] }
-  | { flag: string; verdict: 'missing' };
+  | { flag: string; verdict: 'missing' }
+  | { flag: string; verdict: 'unknown'; reason: string };
+
+const indentOf = (line: string): number => line.length - line.trimStart().length;
 
 /** Option lines are indented a little; description continuations sit at the help column (~24). */
 const MAX_OPTION_INDENT = 12;
@@ -86,9 +95,14 @@ export function readHelp(text: string, exitCode: number | null = 0): ReadResult<
   if (bad) return readUnreadable(`${bad}${exit}`, text);
   const lines = cleanLines(text);
   const flags = new Set<string>();
+  const optionLines: OptionLine[] = [];
   let inOptions = false;
   for (const line of lines) {
     if (line.trim() === '') continue;
+    const previous = optionLines[optionLines.length - 1];
+    // a description on the lines below its option line, deeper than the option
+    if (previous && !previous.described && indentOf(line) > indentOf(previous.line) + 2)
+      previous.described = true;
     const indent = line.length - line.trimStart().length;
     if (indent <= 1 && (SECTION_HEADER.test(line.trim()) || GO_USAGE.test(line.trim()) || indent === 0)) {
       const head = line.trim();
@@ -97,10 +111,15 @@ export function readHelp(text: string, exitCode: number | null = 0): ReadResult<
     }
     const trimmed = line.trimStart();
     if (!inOptions || indent > MAX_OPTION_INDENT || !/^(\*\s+)?-/.test(trimmed)) continue;
+    optionLines.push({ line, described: describedInline(line) });
     for (const f of optionLineFlags(trimmed)) flags.add(f);
   }
-  if (flags.size === 0) return readUnreadable(`no option lines in an options section${exit}`, text);
-  return readValue({ flags, style: styleOf(text, lines) });
+  const style = styleOf(text, lines);
+  if (flags.size > 0)
+    return readValue({ flags, style, source: 'options', cut: optionListCut(optionLines, lines) });
+  const usage = style === 'argparse' ? argparseUsageFlags(lines) : null;
+  if (usage) return readValue({ flags: new Set(usage.flags), style, source: 'usage', cut: usage.cut });
+  return readUnreadable(`no option lines in an options section${exit}`, text);
 }
 
 /** The declared flag a wanted flag names: itself, or with Go's flag package the other dash count. */
@@ -120,6 +139,8 @@ export function judgeFlags(help: HelpReading, wanted: string[]): FlagVerdict[] {
   return wanted.map((w): FlagVerdict => {
     const flag = w.replace(/=.*$/, '');
     if (declaredAs(help, flag)) return { flag: w, verdict: 'declared' };
+    // a cut listing may hold the flag, or a longer one that makes its prefix ambiguous, below the cut
+    if (help.cut) return { flag: w, verdict: 'unknown', reason: help.cut };
     if (help.style === 'argparse' && flag.startsWith('--') && flag.length > 2) {
       const candidates = longs.filter((f) => f.startsWith(flag));
       if (candidates.length === 1) return { flag: w, verdict: 'abbreviation', full: candidates[0] };

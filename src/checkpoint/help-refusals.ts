@@ -1,5 +1,6 @@
-// The refusals a tool prints when its command line is wrong, as argparse, click (and typer's boxes),
-// commander, yargs, Go's flag package, cobra, clap (v2–v4) and getopts/getopt print them, each with what
+// The refusals a tool prints when its command line is wrong, as argparse (a subcommand's `vllm serve:`
+// prefix included), click (and typer's boxes), commander, yargs, Go's flag package, cobra, clap (v2–v4),
+// llama.cpp's own parser and getopts/getopt print them, each with what
 // kind of refusal it is. "the following arguments are required: --base-url" is a missing required
 // argument (the tool accepts the flag but needs it), never a rejection of --base-url.
 
@@ -44,22 +45,26 @@ type Pattern = [RefusalKind, RegExp, (m: RegExpExecArray) => string[]];
 /** What each library prints when it refuses; each returns the flags it names. */
 const REFUSALS: Pattern[] = [
   // argparse
-  ['unknown-flag', /^(?:\S+: )?error: unrecognized arguments?: (.+)$/, (m) => flagTokens(m[1])],
-  ['ambiguous', /^(?:\S+: )?error: ambiguous option: (\S+) could match/, (m) => [m[1].replace(/=.*$/, '')]],
+  ['unknown-flag', /^(?:\S+(?: [\w-]+)?: )?error: unrecognized arguments?: (.+)$/, (m) => flagTokens(m[1])],
+  [
+    'ambiguous',
+    /^(?:\S+(?: [\w-]+)?: )?error: ambiguous option: (\S+) could match/,
+    (m) => [m[1].replace(/=.*$/, '')],
+  ],
   [
     'conflict',
-    /^(?:\S+: )?error: argument (\S+): not allowed with argument (\S+)/,
+    /^(?:\S+(?: [\w-]+)?: )?error: argument (\S+): not allowed with argument (\S+)/,
     (m) => [quoted(m[1]), quoted(m[2])],
   ],
   [
     'bad-value',
-    /^(?:\S+: )?error: argument (\S+): (?:invalid|expected|ignored)/,
+    /^(?:\S+(?: [\w-]+)?: )?error: argument (\S+): (?:invalid|expected|ignored)/,
     (m) => [firstLong(m[1].replace(/\//g, ' '))],
   ],
   [
     'missing-required',
-    /^(?:\S+: )?error: the following arguments are required: (.+)$/,
-    (m) => flagTokens(m[1]),
+    /^(?:\S+(?: [\w-]+)?: )?error: the following arguments are required: (.+)$/,
+    (m) => requiredNames(m[1]),
   ],
   // click (8.0–8.1 and 8.2+ spellings) and typer's boxed errors
   [
@@ -98,20 +103,53 @@ const REFUSALS: Pattern[] = [
     /^error: [Tt]he following required arguments were not provided:?(.*)$/,
     (m) => flagTokens(m[1]),
   ],
+  // llama.cpp (common/arg.cpp; `unknown argument` in builds of 2024 and llamafile), llama-bench
+  ['unknown-flag', /^error: (?:invalid|unknown) argument: (-\S*)/, (m) => [m[1]]],
+  ['unknown-flag', /^error: invalid parameter for argument: (-\S+)/, (m) => [m[1]]],
+  ['bad-value', /^error while handling argument "(-[^"]+)"/, (m) => [m[1]]],
+  ['unknown-flag', /^(?:\S+: )?(--?[A-Za-z][\w-]*) unknown argument$/, (m) => [m[1]]],
   // getopts (bash) and getopt(1)
   ['unknown-flag', /^(?:\S+: )?(?:illegal|invalid) option -- '?(\w)'?$/, (m) => [`-${m[1]}`]],
   ['unknown-flag', /^(?:\S+: )?unrecognized option '(--?[^']+)'/, (m) => [m[1].replace(/=.*$/, '')]],
   ['bad-value', /^(?:\S+: )?option requires an argument -- '?(\w)'?$/, (m) => [`-${m[1]}`]],
 ];
 
+/**
+ * argparse's required list: option strings as flags, positionals by name (`model_tag`), a paste's
+ * trailing noise after a name dropped.
+ */
+function requiredNames(list: string): string[] {
+  return list.split(/,\s*/).flatMap((item) => {
+    const t = item.trim();
+    if (t.startsWith('-')) return flagTokens(t).slice(0, 1);
+    const name = /^[A-Za-z_][\w.-]*/.exec(t);
+    return name ? [name[0]] : [];
+  });
+}
+
+/** llama-bench prints `error: <why>` before `invalid parameter for argument: X` when X's value was refused. */
+const afterValueError = (r: Rejection, previous: string | null): boolean =>
+  /^error: invalid parameter for argument/.test(r.line) && previous !== null && /^error: /.test(previous);
+
 /** True when a refusal lists its flags on the lines after it (clap's required arguments). */
 const listsBelow = (r: Rejection) => r.kind === 'missing-required' && /not provided:?$/.test(r.line);
+
+/** The refusal a line prints, or null. */
+function refusalOf(line: string): Rejection | null {
+  for (const [kind, re, names] of REFUSALS) {
+    const m = re.exec(line);
+    if (m) return { kind, flags: names(m).filter((f): f is string => Boolean(f)), line };
+  }
+  return null;
+}
 
 /** The refusals printed in a tool's output, in order. */
 export function readRejections(text: string): Rejection[] {
   if (badInput(text)) return [];
   const out: Rejection[] = [];
   let listing: Rejection | null = null;
+  /** The last non-empty line that was no refusal. */
+  let previous: string | null = null;
   for (const raw of cleanLines(text)) {
     const line = raw.trim();
     if (listing && /^(--?[A-Za-z]|<)/.test(line) && raw.startsWith(' ')) {
@@ -126,14 +164,15 @@ export function readRejections(text: string): Rejection[] {
       last.line = `${last.line} ${line}`;
       continue;
     }
-    for (const [kind, re, names] of REFUSALS) {
-      const m = re.exec(line);
-      if (!m) continue;
-      const r: Rejection = { kind, flags: names(m).filter((f): f is string => Boolean(f)), line };
-      out.push(r);
-      if (listsBelow(r)) listing = r;
-      break;
+    const r = refusalOf(line);
+    if (!r) {
+      previous = line;
+      continue;
     }
+    if (afterValueError(r, previous)) r.kind = 'bad-value';
+    out.push(r);
+    if (listsBelow(r)) listing = r;
+    previous = null;
   }
   return out;
 }

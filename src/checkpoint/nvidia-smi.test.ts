@@ -439,8 +439,38 @@ describe('readGpus', () => {
       name: 'nvidia-smi -L cut inside the third line',
       file: 'nvidia-smi/list-cut.txt',
       count: null,
-      rows: [{ index: 0, name: 'NVIDIA L40S' }, { index: 1 }],
+      // the third line's name is whole (it ends at " (UUID: "); its UUID is cut
+      rows: [{ index: 0, name: 'NVIDIA L40S' }, { index: 1 }, { index: 2, name: 'NVIDIA L40S', uuid: null }],
       extra: { truncated: 'the line of GPU 2 is cut' },
+    },
+    {
+      name: 'nvidia-smi -q -x (XML)',
+      file: 'nvidia-smi/query-x-2gpus-process.xml',
+      count: 2,
+      rows: [
+        {
+          index: 0,
+          name: 'NVIDIA L40S',
+          uuid: 'GPU-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b',
+          busId: '00000000:18:00.0',
+          memoryUsedMiB: 40122,
+          memoryTotalMiB: 46068,
+          utilizationPct: 87,
+          migEnabled: null,
+        },
+        { index: 1, memoryUsedMiB: 1 },
+      ],
+      extra: { driverVersion: '570.124.06', cudaVersion: '12.8', truncated: null },
+    },
+    {
+      name: 'nvidia-smi -q -x cut inside the second GPU: the count from <attached_gpus>, a cut value unread',
+      file: 'nvidia-smi/query-x-cut.xml',
+      count: 2,
+      rows: [
+        { index: 0, memoryUsedMiB: 40122 },
+        { index: 1, name: 'NVIDIA L40S', memoryTotalMiB: 46068, memoryUsedMiB: null },
+      ],
+      extra: { truncated: 'the output is cut inside the element of GPU 00000000:3B:00.0' },
     },
   ];
   it.each(cases)('reads $name', ({ file, count, rows, extra }) => {
@@ -712,6 +742,21 @@ describe('readComputeApps', () => {
 
   it.each(BAD)('says %s is unreadable', (_n, text, why) => {
     expect(readComputeApps(text)).toMatchObject({ kind: 'unreadable', reason: expect.stringMatching(why) });
+  });
+
+  it('reads the processes of -q -x (XML), and says a cut one is unknown', () => {
+    expect(value(readComputeApps(fixture('nvidia-smi/query-x-2gpus-process.xml')))).toEqual([
+      {
+        pid: 21344,
+        gpuUuid: 'GPU-5a1b2c3d-0000-4e5f-8a9b-0c1d2e3f4a5b',
+        gpuIndex: null,
+        gpuBusId: '00000000:18:00.0',
+        usedMemoryMiB: 40110,
+        processName: 'python3',
+        type: null,
+      },
+    ]);
+    expect(readComputeApps(fixture('nvidia-smi/query-x-cut.xml')).kind).toBe('unknown');
   });
 
   it('says a table cut before its Processes section is unknown', () => {

@@ -1,6 +1,6 @@
 // Readers for the nvidia-smi outputs the GPU check, the matrix's GPU-release check and GPU telemetry
 // consume, in every shape users paste or hosts print. Each reader picks the shape from the text itself:
-// the default table (nvidia-smi/table*.ts), `-q` text (query-text.ts), the `-L` list (list.ts), or the
+// the default table (nvidia-smi/table*.ts), `-q` text (query-text.ts) or XML (`-q -x`, xml.ts), the `-L` list (list.ts), or the
 // CSV of a `--query-…` (gpu-csv.ts, apps-csv.ts); `topo -m` has its own reader (topology.ts). Each
 // returns a ReadResult: output that cannot be read is `unreadable` with an excerpt, output that was cut
 // says what it could not see, never an empty list that would pass for "no GPUs" or "no processes".
@@ -14,6 +14,7 @@ import { looksLikeTable, readGpuTable } from './nvidia-smi/table.js';
 import { readProcessTable } from './nvidia-smi/table-processes.js';
 import { busKey, failureOf, linesOf, saysNoDevices } from './nvidia-smi/text.js';
 import type { ComputeApp, GpuInventory, GpuRow, ProcessListing } from './nvidia-smi/types.js';
+import { looksLikeXml, readXmlGpus, readXmlProcesses } from './nvidia-smi/xml.js';
 
 export { GPU_SAMPLE_FIELDS, type GpuSample, gpuSampleQuery, readGpuSampleLine } from './nvidia-smi/sample.js';
 export { readTopology } from './nvidia-smi/topology.js';
@@ -78,6 +79,7 @@ export function readGpus(text: string): ReadResult<GpuInventory> {
       shape: 'csv',
       migDevices: [],
     });
+  if (looksLikeXml(lines)) return readXmlGpus(lines, text);
   if (looksLikeQueryText(lines)) return readQueryGpus(lines, text);
   if (looksLikeTable(lines)) return readGpuTable(lines, text);
   if (looksLikeList(lines)) return readGpuList(lines, text);
@@ -96,6 +98,7 @@ export function readProcesses(
   if (opts.emptyMeansNone && text.trim() === '') return readValue({ apps: [], truncated: null });
   const l = usableLines(text);
   if ('bad' in l) return l.bad;
+  if (looksLikeXml(l.lines)) return readXmlProcesses(l.lines);
   if (looksLikeQueryText(l.lines)) return readQueryProcesses(l.lines);
   if (looksLikeTable(l.lines)) return readProcessTable(l.lines);
   return readAppsCsv(l.lines, text);

@@ -42,7 +42,16 @@ const IMPL_RE = /adding speculative implementation '([^']+)'/;
 /** b9115–b9463: a draft model with no draft type named turned draft-simple on by itself. */
 const AUTO_DRAFT_RE =
   /draft model is specified but 'draft' speculative type is not explicitly enabled - enabling it/;
-const ROUTER_RE = /starting server in router mode/;
+/** `starting server in router mode` (2025-12), `starting router server, no model will be loaded in this process` (2026). */
+const ROUTER_RE = /starting server in router mode|starting router server/;
+/**
+ * The HTTP worker pool, which bounds the connections the server answers at once: `init: using 15 threads
+ * for HTTP server` (2025-06 on), `HTTP server is listening, hostname: …, port: …, http threads: 7` before.
+ */
+const HTTP_THREADS_RE =
+  /using (\d+) threads for HTTP server|HTTP server is listening, .*\bhttp threads: (\d+)/;
+/** `n_parallel is set to auto, using n_parallel = 4 and kv_unified = true` (2025-12 on). */
+const AUTO_PARALLEL_RE = /n_parallel is set to auto, using n_parallel = (\d+)/;
 /** A start that fails before it serves: the model or the draft model does not load, the HTTP server cannot bind. */
 const LOAD_FAIL_RE =
   /exiting due to model loading error|load_model: failed to load model|error loading model:/;
@@ -114,6 +123,10 @@ function readLine(body: string, at: string, facts: ConfigFacts): void {
   if (draft) setFactIfAbsent(facts, 'speculative.draft_model', draft[1], at);
   readImplementations(body, at, facts);
   if (ROUTER_RE.test(body)) setFactIfAbsent(facts, 'llamacpp.role', 'router', at);
+  const threads = HTTP_THREADS_RE.exec(body);
+  if (threads) setFactIfAbsent(facts, 'llamacpp.http_threads', Number(threads[1] ?? threads[2]), at);
+  const parallel = AUTO_PARALLEL_RE.exec(body);
+  if (parallel) setFactIfAbsent(facts, 'llamacpp.n_parallel', Number(parallel[1]), at);
 }
 
 export function readLlamacppLog(text: string, path: string): LogReading {

@@ -140,10 +140,15 @@ function whereToRead(key: string): string | null {
 export const llamacppAdapter: EngineAdapter = {
   name: 'llamacpp',
   async detect(http) {
-    const { json } = await getJsonObject(http, '/props');
+    const { json, truncated } = await getJsonObject(http, '/props');
+    if (json === null) return false;
+    // a body cut inside its first field still names it
+    const first = truncated?.droppedKey;
     return (
-      json !== null &&
-      ('default_generation_settings' in json || 'total_slots' in json || json.role === 'router')
+      'default_generation_settings' in json ||
+      'total_slots' in json ||
+      json.role === 'router' ||
+      first === 'default_generation_settings'
     );
   },
   readLive,

@@ -1,36 +1,16 @@
 // The log format corpus: one fixture per real-world log shape (written for this project, after the
 // engines' own log statements), with the facts a correct reader must extract from it.
 
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { llamacppAdapter } from './llamacpp.js';
 import { sglangAdapter } from './sglang.js';
+import { corpusText, expectLogCase, type LogCase } from './test-support/log-case.js';
 import { tgiAdapter } from './tgi.js';
-import type { EngineAdapter, LogReading } from './types.js';
 import { vllmAdapter } from './vllm.js';
 
-const corpus = (name: string) => readFileSync(new URL(`./corpus/${name}`, import.meta.url), 'utf8');
+const corpus = corpusText;
 
-interface Case {
-  file: string;
-  adapter: EngineAdapter;
-  /** Normalised or native facts and their values. */
-  facts?: Record<string, string | number | boolean | null>;
-  /** Keys a correct reader leaves unknown (a cut value is never read as "" or a guess). */
-  unknown?: string[];
-  ready?: number | null;
-  /** Line and a fragment of the excerpt of the failed start; null when the start did not fail. */
-  failedStart?: { line: number; contains: string; afterReady?: boolean } | null;
-  acceptance?: {
-    neverAccepted: boolean;
-    maxMeanLength: number | null;
-    lines: number;
-    acceptedTokens?: number | null;
-    draftedTokens?: number | null;
-  } | null;
-}
-
-const CASES: Case[] = [
+const CASES: LogCase[] = [
   {
     file: 'vllm-wrapped-80-and-120.txt',
     adapter: vllmAdapter,
@@ -379,25 +359,7 @@ const CASES: Case[] = [
 
 describe('log format corpus', () => {
   it.each(CASES)('$file gives the facts a correct reader extracts', (c) => {
-    const r: LogReading = c.adapter.readLog(corpus(c.file), c.file);
-    for (const [key, value] of Object.entries(c.facts ?? {})) {
-      expect({ key, value: r.facts[key]?.value }).toEqual({ key, value });
-    }
-    for (const key of c.unknown ?? []) expect({ key, fact: r.facts[key] }).toEqual({ key, fact: undefined });
-    if (c.ready !== undefined) expect(r.readyLine).toBe(c.ready);
-    if (c.failedStart === null) expect(r.failedStart ?? null).toBeNull();
-    else if (c.failedStart) {
-      expect(r.failedStart?.line).toBe(c.failedStart.line);
-      expect(r.failedStart?.excerpt).toContain(c.failedStart.contains);
-      expect(r.failedStart?.afterReady ?? false).toBe(c.failedStart.afterReady ?? false);
-    }
-    if (c.acceptance === null) expect(r.acceptance ?? null).toBeNull();
-    else if (c.acceptance) {
-      const { maxMeanLength, ...rest } = c.acceptance;
-      expect(r.acceptance).toMatchObject(rest);
-      if (maxMeanLength === null) expect(r.acceptance?.maxMeanLength).toBeNull();
-      else expect(r.acceptance?.maxMeanLength).toBeCloseTo(maxMeanLength, 2);
-    }
+    expectLogCase(c);
   });
 
   it('reads the same facts from an ANSI-coloured copy of a wrapped log', () => {

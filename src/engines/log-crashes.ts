@@ -11,7 +11,19 @@ const CUDA_RE =
 // SGLang: "Scheduler watchdog timeout (self.watchdog_timeout=300, ...)", "Received sigquit from a child
 // process. It usually means the child failed.", "SIGQUIT received."; plus generic fatal-signal lines.
 const WATCHDOG_RE =
-  /watchdog timeout \(|Received sigquit from a child process|SIGQUIT received|Fatal Python error|Segmentation fault|core dumped/i;
+  /watchdog timeout \(|Received sigquit from a child process|SIGQUIT received|Fatal Python error|Segmentation fault|core dumped|terminate called after throwing/i;
+/**
+ * The process itself died, whatever the engine: CPython's fatal error (an abort, a segfault in a
+ * kernel), a C++ exception nobody caught (NCCL's watchdog "terminate called after throwing an instance
+ * of 'std::runtime_error'"), or a crash the shell reports. Such a line ends the start wherever it is.
+ */
+const PROCESS_DEATH: readonly RegExp[] = [
+  /Fatal Python error: /,
+  /\bSegmentation fault\b/,
+  /\(core dumped\)/,
+  /terminate called after throwing an instance of/,
+  /we are taking the entire process down/,
+];
 const EXCEPTION_LINE_RE =
   /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[[^\]]*\]\s*)?([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)?)(?::\s?(.*))?$/;
 
@@ -34,13 +46,38 @@ interface ScannedCrash extends Crash {
  * formatter puts on each traceback line.
  */
 function stripRecordPrefix(text: string): string {
-  return text.replace(
+  return stripOuterPrefixes(text).replace(
     /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:\[[^\]]{0,200}\]|[\w./-]{1,200}:\d+\]) )?/,
     '',
   );
 }
 
-/** The traceback starting at `i`: its final exception line (null when none) and the index of its last line. */
+/**
+ * Prefixes a process manager or a log shipper puts before the engine's own record: a timestamp
+ * (`2026-06-09 14:01:52.982 `, docker's `2023-12-28T13:17:07.318Z `), a bracketed level (`[Error] `) and a
+ * parenthesised source (`(Process) `), in any order, at most a few.
+ */
+function stripOuterPrefixes(text: string): string {
+  let out = text;
+  for (let k = 0; k < 4; k++) {
+    const m =
+      /^(?:\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})? |\[[A-Za-z]{3,8}\] |\([A-Za-z]+\) )/.exec(
+        out,
+      );
+    if (!m) return out;
+    out = out.slice(m[0].length);
+  }
+  return out;
+}
+
+/** A stack frame line of a Python traceback (indented `File "…", line N`), prefixes removed. */
+const FRAME_RE = /^\s+File "[^"]*", line \d+/;
+
+/**
+ * The traceback whose body starts after line `i` (its `Traceback` header, or the line before the first
+ * frame of a paste that begins mid-traceback): its final exception line (null when none) and the index
+ * of its last line.
+ */
 function readTraceback(lines: readonly LogLine[], i: number): { last: string | null; end: number } {
   let j = i + 1;
   // The traceback body is indented frames; its end is the first non-indented line.
@@ -66,8 +103,10 @@ function scanCrashes(lines: readonly LogLine[]): ScannedCrash[] {
   const out: ScannedCrash[] = [];
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i].text;
-    if (t.includes('Traceback (most recent call last):')) {
-      const { last, end } = readTraceback(lines, i);
+    const headless = !t.includes('Traceback (most recent call last):') && FRAME_RE.test(stripRecordPrefix(t));
+    if (t.includes('Traceback (most recent call last):') || headless) {
+      // a paste that starts mid-traceback: its first frame stands for the missing header
+      const { last, end } = readTraceback(lines, headless ? i - 1 : i);
       out.push({
         line: lines[i].line,
         excerpt: last ?? 'Traceback (most recent call last): (no final exception line)',
@@ -147,7 +186,7 @@ export function findFailedStart(
   const scan = readyIdx >= 0 ? after.slice(0, readyIdx) : after;
   const crashes = scanCrashes(after);
   const startOnly = [CUDA_OOM_RE, ...(signatures.startOnly ?? [])];
-  const fatal = signatures.fatal ?? [];
+  const fatal = [...PROCESS_DEATH, ...(signatures.fatal ?? [])];
   const hit = scan.find((l) => [...fatal, ...startOnly].some((re) => re.test(l.text)));
   if (hit) return { line: hit.line, excerpt: failureExcerpt(hit, crashes) };
   const late =

@@ -54,6 +54,8 @@ export function logicalLines(text: string): LogLine[] {
     const trimmed = !exact && widths.has(prev.length + 1) && !prev.endsWith(' ');
     if (current !== null && (exact || trimmed) && looksLikeContinuation(raw)) {
       current.text += trimmed ? ` ${raw}` : raw;
+    } else if (current !== null && continuesOpenDump(current.text, raw)) {
+      current.text += raw;
     } else {
       current = { line: i + 1, text: raw };
       out.push(current);
@@ -61,6 +63,42 @@ export function logicalLines(text: string): LogLine[] {
     prev = raw;
   });
   return out;
+}
+
+/** Shortest line taken for a configuration dump (ServerArgs, Namespace, engine config, one-line Args). */
+const MIN_DUMP_CHARS = 200;
+/** Lines that carry a whole configuration dump (vLLM engine config and arguments, SGLang, TGI). */
+const DUMP_LINE_RE = /with config: |non-default args: |args: Namespace\(|ServerArgs\(|Args \{ /;
+/** Longest logical line a broken dump is re-joined into. */
+const MAX_JOINED_CHARS = 512 * 1024;
+
+/** Brackets `(`, `[`, `{` left open at the end of `text`, outside quoted strings. */
+export function openBrackets(text: string): number {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return depth;
+}
+
+/**
+ * A long configuration dump broken mid-token at no fixed width (a paste or an excerpt that split one
+ * record, `max_total_token` / `s=None, …`): the line leaves a bracket open and the next physical line
+ * starts flush, without a record prefix. Joined without a blank, as the break fell inside the text.
+ */
+function continuesOpenDump(current: string, next: string | undefined): boolean {
+  if (next === undefined || next === '' || /^\s/.test(next) || !looksLikeContinuation(next)) return false;
+  if (current.length < MIN_DUMP_CHARS || current.length > MAX_JOINED_CHARS) return false;
+  if (openBrackets(current) > 0) return true;
+  // vLLM's engine-config line is a bare `k=v, k=v` list: cut when it stops inside a name or a value
+  return DUMP_LINE_RE.test(current) && /[\w=,.'"/-]$/.test(current);
 }
 
 /**

@@ -6,10 +6,8 @@ import { redactDeep } from '../core/redact.js';
 import { describeAbbreviations, envTruthy, indexAfter, readServerArgv } from './argv.js';
 import { asBool, setFact, setNativeFacts } from './facts.js';
 import { SGLANG_FLAGS } from './sglang-flags.js';
+import { SPEC_V2_ALGORITHMS, specV2OfCommandLine } from './sglang-spec-v2.js';
 import type { ConfigFacts } from './types.js';
-
-/** Algorithms spec v2 applies to (NEXTN is renamed to EAGLE by SGLang itself). */
-const SPEC_V2_ALGORITHMS = new Set(['EAGLE', 'EAGLE3', 'STANDALONE', 'NEXTN']);
 
 /** argparse aliases → ServerArgs field names. */
 const FLAG_ALIASES: Record<string, string> = {
@@ -90,26 +88,43 @@ export function inferSpecV2(facts: ConfigFacts): void {
   };
 }
 
-/** Overlap when the command line does not set it: on, except off for EAGLE-family algorithms without spec v2. */
-function inferOverlap(facts: ConfigFacts, specV2Env: boolean | undefined, source: string): void {
-  if ('overlap_schedule' in facts) return;
-  const algo = facts['speculative.algorithm']?.value;
-  const family = typeof algo === 'string' && SPEC_V2_ALGORITHMS.has(algo.toUpperCase());
-  if (!family) setFact(facts, 'overlap_schedule', true, `${source} (no --disable-overlap-schedule)`, true);
-  else if (specV2Env !== undefined)
-    setFact(
-      facts,
-      'overlap_schedule',
-      specV2Env,
-      `${source} (EAGLE-family algorithm, SGLANG_ENABLE_SPEC_V2)`,
-      true,
-    );
+/**
+ * Spec v2 and the overlap scheduler of a command line, on the server's build (SGLANG_ENABLE_SPEC_V2 means
+ * something else on each side of 2026-04-29 and nothing after 2026-06-11). For an EAGLE-family algorithm
+ * overlap runs exactly when spec v2 does; otherwise it runs unless --disable-overlap-schedule.
+ */
+function readSpecV2(
+  facts: ConfigFacts,
+  args: Record<string, unknown>,
+  env: Record<string, string> | null,
+  source: string,
+  version: unknown,
+): void {
+  const raw = env?.SGLANG_ENABLE_SPEC_V2;
+  if (raw !== undefined) setFact(facts, 'sglang.env.SGLANG_ENABLE_SPEC_V2', raw, `${source} environment`);
+  const reading = specV2OfCommandLine({
+    algorithm: facts['speculative.algorithm']?.value,
+    topk: facts['speculative.topk']?.value,
+    disableOverlap: args.disable_overlap_schedule === true,
+    betaSpec: args.enable_beta_spec === true,
+    env: envTruthy(raw),
+    version,
+  });
+  const how = raw === undefined ? 'SGLANG_ENABLE_SPEC_V2 unset' : `SGLANG_ENABLE_SPEC_V2=${raw}`;
+  if (reading && 'value' in reading) {
+    const where = `${source} (${how}, --speculative-eagle-topk, --disable-overlap-schedule; ${reading.why})`;
+    setFact(facts, 'speculative.spec_v2', reading.value, where, true);
+    if (!('overlap_schedule' in facts)) setFact(facts, 'overlap_schedule', reading.value, where, true);
+  } else if (reading) setFact(facts, 'sglang.spec_v2_rule', `unknown: ${how}: ${reading.unknown}`, source);
+  else if (!('overlap_schedule' in facts))
+    setFact(facts, 'overlap_schedule', true, `${source} (no --disable-overlap-schedule)`, true);
 }
 
 export function readSglangProcess(
   argv: string[],
   env: Record<string, string> | null,
   source: string,
+  version?: unknown,
 ): ConfigFacts {
   const start = indexAfter(
     argv,
@@ -124,14 +139,9 @@ export function readSglangProcess(
     const text = describeAbbreviations(abbreviations);
     setFact(facts, 'sglang.abbreviated_flags', text, `${source} (argparse unique-prefix abbreviations)`);
   }
-  const specV2Env = envTruthy(env?.SGLANG_ENABLE_SPEC_V2);
-  if (specV2Env !== undefined) {
-    setFact(facts, 'speculative.spec_v2', specV2Env, `${source} environment SGLANG_ENABLE_SPEC_V2`);
-    setFact(facts, 'sglang.env.SGLANG_ENABLE_SPEC_V2', env?.SGLANG_ENABLE_SPEC_V2, `${source} environment`);
-  }
   if (!('speculative.algorithm' in facts) && argv.length > 0) {
     setFact(facts, 'speculative.algorithm', null, `${source} (no --speculative-algorithm flag)`, true);
   }
-  inferOverlap(facts, specV2Env, source);
+  readSpecV2(facts, args, env, source, version);
   return facts;
 }

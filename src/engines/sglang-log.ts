@@ -18,7 +18,13 @@ import type { ConfigFacts, LogReading } from './types.js';
 export const SGLANG_START_MARKER = 'server_args=ServerArgs(';
 export const SGLANG_READY_LINE = 'The server is fired up and ready to roll!';
 const SPEC_V2_ON_RE = /Spec v2 is enabled/;
+/** From 2026-04-29 (spec v2 the default): `Spec v1 is used for eagle/eagle3/standalone speculative decoding because …`. */
+const SPEC_V1_USED_RE = /Spec v1 is used for \S+ speculative decoding because/;
+/** From 2026-06-11 the variable is ignored and the start says so. */
+const SPEC_V2_ENV_REMOVED_RE = /SGLANG_ENABLE_SPEC_V2 has been removed/;
 const OVERLAP_OFF_RE = /Overlap scheduler is disabled/;
+/** A hybrid model's state cache admits fewer requests than asked (0.5.19): `max_running_requests is capped to 9 by …`. */
+const CAPPED_RE = /max_running_requests is capped to (\d+) by /;
 /** Lines that can only come from an earlier, running (or crashed) server. */
 const EARLIER_RUN_RE =
   /The server is fired up and ready to roll!|Decode batch|Prefill batch|Traceback \(most recent call last\)|Received sigquit|Uvicorn running on|"(?:GET|POST) \//;
@@ -67,6 +73,17 @@ function serverArgsFacts(l: LogLine, path: string): ConfigFacts {
  * requests it really admits, which memory can hold below the flag (the flag stays `sglang.max_running_requests`).
  */
 function readLimits(current: readonly LogLine[], path: string, facts: ConfigFacts): void {
+  const capped = current.find((l) => CAPPED_RE.test(l.text));
+  const dp = facts.dp_size?.value;
+  if (capped && !(typeof dp === 'number' && dp > 1)) {
+    const n = Number(CAPPED_RE.exec(capped.text)![1]);
+    setFact(
+      facts,
+      'max_running_requests',
+      n,
+      `${path}:${capped.line} (the flag stays sglang.max_running_requests)`,
+    );
+  }
   for (const l of current) {
     const m = LIMITS_RE.exec(l.text);
     if (!m) continue;
@@ -83,9 +100,13 @@ function readLimits(current: readonly LogLine[], path: string, facts: ConfigFact
 function readSpecV2(lines: readonly LogLine[], from: number, path: string, facts: ConfigFacts): void {
   for (let i = from; i < lines.length; i++) {
     const l = lines[i];
-    if (SPEC_V2_ON_RE.test(l.text)) setFact(facts, 'speculative.spec_v2', true, `${path}:${l.line}`);
+    const at = `${path}:${l.line}`;
+    if (SPEC_V2_ON_RE.test(l.text)) setFact(facts, 'speculative.spec_v2', true, at);
+    else if (SPEC_V1_USED_RE.test(l.text)) setFact(facts, 'speculative.spec_v2', false, at);
     else if (OVERLAP_OFF_RE.test(l.text) && /spec v2 is off/i.test(l.text))
-      setFactIfAbsent(facts, 'speculative.spec_v2', false, `${path}:${l.line}`);
+      setFactIfAbsent(facts, 'speculative.spec_v2', false, at);
+    if (SPEC_V2_ENV_REMOVED_RE.test(l.text))
+      setFact(facts, 'sglang.spec_v2_env_ignored', true, `${at} (the variable is removed on this build)`);
   }
 }
 
@@ -105,8 +126,9 @@ export function readSglangLog(text: string, path: string): LogReading {
   });
   if (last >= 0) {
     reading.facts = serverArgsFacts(lines[last], path);
-    readLimits(linesAfterLastStart(lines, markerIdx), path, reading.facts);
   }
+  // a paste without the ServerArgs line is read whole
+  readLimits(linesAfterLastStart(lines, markerIdx), path, reading.facts);
   readSpecV2(lines, last >= 0 ? regionFirst[regionFirst.length - 1] : 0, path, reading.facts);
   inferSpecV2(reading.facts);
   return reading;

@@ -116,6 +116,23 @@ describe('sglang readLive', () => {
     }
   });
 
+  it('takes the running requests the scheduler admits over the flag /server_info keeps showing', async () => {
+    const capped = await startFixtureServer({
+      '/server_info': {
+        ...SERVER_INFO,
+        max_running_requests: 32,
+        internal_states: [{ effective_max_running_requests_per_dp: 9 }],
+      },
+    });
+    try {
+      const { facts } = await sglangAdapter.readLive(createTargetHttp(capped.url));
+      expect(facts.max_running_requests).toEqual({ value: 9, source: 'GET /server_info internal_states[0]' });
+      expect(facts['sglang.max_running_requests'].value).toBe(32);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('detects SGLang from /model_info but not a vLLM-like server', async () => {
     expect(await sglangAdapter.detect(createTargetHttp(server.url))).toBe(true);
     const other = await startFixtureServer({ '/version': { version: '0.10.1' } });
@@ -202,8 +219,15 @@ describe('sglang readProcess', () => {
     'sk-xyz',
   ];
 
-  it('reads flags by their ServerArgs names and spec v2 from the environment', () => {
-    const f = sglangAdapter.readProcess(argv, { SGLANG_ENABLE_SPEC_V2: 'True', PATH: '/bin' }, 'pid 42');
+  const build = (version: string) => ({ engine_version: { value: version, source: 'GET /server_info' } });
+
+  it('reads flags by their ServerArgs names and spec v2 from the environment on a known build', () => {
+    const f = sglangAdapter.readProcess(
+      argv,
+      { SGLANG_ENABLE_SPEC_V2: 'True', PATH: '/bin' },
+      'pid 42',
+      build('0.5.6'),
+    );
     expect(f.model.value).toBe('/models/k2');
     expect(f.tp_size).toEqual({ value: 8, source: 'pid 42' });
     expect(f['speculative.num_steps'].value).toBe(3);
@@ -216,7 +240,7 @@ describe('sglang readProcess', () => {
     expect(JSON.stringify(f)).not.toContain('sk-xyz');
   });
 
-  it('knows overlap is off with --disable-overlap-schedule and leaves spec v2 unknown without the env', () => {
+  it('knows overlap and spec v2 are off with --disable-overlap-schedule, on every build', () => {
     const f = sglangAdapter.readProcess(
       [...argv, '--disable-overlap-schedule', '--tensor-parallel-size', '4'],
       null,
@@ -224,7 +248,33 @@ describe('sglang readProcess', () => {
     );
     expect(f.overlap_schedule).toEqual({ value: false, source: 'cmdline' });
     expect(f.tp_size.value).toBe(4);
+    expect(f['speculative.spec_v2']).toMatchObject({ value: false, inferred: true });
+  });
+
+  it('does not read SGLANG_ENABLE_SPEC_V2 when the build is unknown: it was ignored before 0.5.4.post1 and after 2026-06-11', () => {
+    const f = sglangAdapter.readProcess(argv, { SGLANG_ENABLE_SPEC_V2: '1' }, 'cmdline');
     expect(f['speculative.spec_v2']).toBeUndefined();
+    expect(f.overlap_schedule).toBeUndefined();
+    expect(f['sglang.spec_v2_rule'].value).toContain('the build decides');
+  });
+
+  it.each([
+    ['0.5.4', { SGLANG_ENABLE_SPEC_V2: '1' }, [], false],
+    ['0.5.4.post1', { SGLANG_ENABLE_SPEC_V2: '1' }, [], true],
+    ['0.5.10.post1', {}, [], false],
+    ['0.5.11', { SGLANG_ENABLE_SPEC_V2: '0' }, [], false],
+    ['0.5.11', {}, [], undefined],
+    ['0.5.12', {}, [], true],
+    ['0.5.12', { SGLANG_ENABLE_SPEC_V2: '0' }, [], false],
+    ['0.5.13', { SGLANG_ENABLE_SPEC_V2: '0' }, [], undefined],
+    ['0.5.13.dev20260605+g1234abcd', { SGLANG_ENABLE_SPEC_V2: '0' }, [], false],
+    ['0.5.14', { SGLANG_ENABLE_SPEC_V2: '0' }, [], true],
+    ['0.5.14', {}, ['--speculative-eagle-topk', '4'], false],
+  ] as const)('on %s with %j %j spec v2 is %s', (version, env, extra, specV2) => {
+    const f = sglangAdapter.readProcess([...argv, ...extra], { ...env }, 'cmdline', build(version));
+    expect(f['speculative.spec_v2']?.value).toBe(specV2);
+    if (specV2 !== undefined) expect(f.overlap_schedule.value).toBe(specV2);
+    else expect(f['sglang.spec_v2_rule'].value).toMatch(/^unknown: /);
   });
 });
 

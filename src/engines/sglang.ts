@@ -57,10 +57,10 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
       const acceptLength = first.avg_spec_accept_length;
       if (typeof acceptLength === 'number' && acceptLength > 1)
         setFact(facts, 'speculative.active', true, `${src} avg_spec_accept_length = ${acceptLength}`);
+      // what the scheduler admits wins over the flag (memory or a hybrid model's state cache can cap it
+      // below `--max-running-requests`, which /server_info keeps showing); the flag stays sglang.max_running_requests
       const dp = typeof info.json.dp_size === 'number' ? info.json.dp_size : 1;
-      if (!('max_running_requests' in facts) && typeof effective === 'number') {
-        setFact(facts, 'max_running_requests', effective * dp, src);
-      }
+      if (typeof effective === 'number') setFact(facts, 'max_running_requests', effective * dp, src);
     }
   }
   const model = await getFirstJsonObject(http, ['/model_info', '/get_model_info']);
@@ -125,7 +125,7 @@ export const sglangAdapter: EngineAdapter = {
   },
   readLive,
   readLog: readSglangLog,
-  readProcess: readSglangProcess,
+  readProcess: (argv, env, source, live) => readSglangProcess(argv, env, source, live?.engine_version?.value),
   requestFor: sglangRequestFor,
   specCounters: sglangSpecCounters,
   telemetrySeries: {

@@ -13,13 +13,15 @@ export function factsFromTgiArgs(args: Record<string, unknown>, source: string):
   setFact(facts, 'engine_version', args.version, source);
   setFact(facts, 'model', args.model_id, source);
   setFact(facts, 'served_model_name', args.served_model_name ?? args.model_id, source);
-  setFact(facts, 'tp_size', args.num_shard, source);
-  // None in the launcher's Args is "not given, the launcher or router picks it", never "none"
+  // None in the launcher's Args is "not given, the launcher or router picks it", never "none": every
+  // visible GPU without --num-shard, the model's own quantization_config without --quantize, the
+  // Medusa heads a model ships without --speculate
+  setFact(facts, 'tp_size', args.num_shard ?? undefined, source);
   setFact(facts, 'dtype', args.dtype ?? args.model_dtype ?? undefined, source);
-  setFact(facts, 'quantization', args.quantize, source);
+  setFact(facts, 'quantization', args.quantize ?? undefined, source);
   setFact(facts, 'max_running_requests', args.max_batch_size ?? undefined, source);
   setFact(facts, 'context_length', args.max_total_tokens ?? undefined, source);
-  setFact(facts, 'speculative.num_steps', args.speculate, source);
+  setFact(facts, 'speculative.num_steps', args.speculate ?? undefined, source);
   setNativeFacts(facts, 'tgi', redactDeep(args), source);
   return facts;
 }

@@ -57,6 +57,13 @@ export function parseRustDebugStruct(body: string): { value: Record<string, unkn
       i += m[0].length - 1;
       continue;
     }
+    // Rust's `true` / `false` are Python's True / False
+    const bool = /^(true|false)(?![\w])/.exec(body.slice(i, i + 6));
+    if (bool && /[=(\s,[]/.test(converted.slice(-1))) {
+      converted += bool[1] === 'true' ? 'True' : 'False';
+      i += bool[1].length - 1;
+      continue;
+    }
     converted += ch === '{' ? '(' : ch === '}' ? ')' : ch;
   }
   const parsed = parsePyKwargs(converted, 0, ')');

@@ -13,8 +13,11 @@ import { factsFromVllmArgs, withLegacySpeculativeConfig } from './vllm-args.js';
 const VERSION_LINE_RE = /(?:vLLM (?:API |gRPC )?server version|█\s+version)\s+([^\s,]+)/;
 /** The server's arguments: `non-default args: {...}` (2025-05 on) or the whole `args: Namespace(...)` before. */
 const NON_DEFAULT_RE = /non-default args: |\] args: Namespace\(/;
-const ENGINE_CONFIG_RE = /Initializing (?:a V\d|an) LLM engine \(v([^)]*)\) with config: /;
+/** The engine-config line; before 2024-06 (v0.4) it named no version: `Initializing an LLM engine with config:`. */
+const ENGINE_CONFIG_RE = /Initializing (?:a V\d|an) LLM engine (?:\(v([^)]*)\) )?with config: /;
 const MAX_MODEL_LEN_RE = /\] Using max model len (\d+)/;
+/** `Maximum concurrency for 40,000 tokens per request: 23.06x` (v1/core/kv_cache_utils.py): the model length. */
+const MAX_CONCURRENCY_RE = /Maximum concurrency for ([\d,]+) tokens per request: /;
 export const VLLM_READY_LINE = 'Application startup complete.';
 /** Lines that mean the start failed before it was ready (a worker or the engine core could not start). */
 const VLLM_START_FAILURES: readonly RegExp[] = [
@@ -144,15 +147,16 @@ function factsFromLogRegion(region: LogLine[], path: string): ConfigFacts {
     const source = `${path}:${engineLine.line}`;
     const parsed = parsePyKwargs(engineLine.text, m.index + m[0].length);
     addMissingFacts(facts, factsFromVllmArgs(parsed.value, source));
-    setFact(facts, 'engine_version', m[1], source);
+    if (m[1] !== undefined) setFact(facts, 'engine_version', m[1], source);
   }
   const argsLine = region.find((l) => NON_DEFAULT_RE.test(l.text));
   if (argsLine) addMissingFacts(facts, argsLineFacts(argsLine, path));
   // `Using max model len N` (config/model.py, from 2025-06): the context length when no config line says it
-  const maxLenLine = region.find((l) => MAX_MODEL_LEN_RE.test(l.text));
-  if (maxLenLine) {
-    const len = Number(MAX_MODEL_LEN_RE.exec(maxLenLine.text)![1]);
-    setFactIfAbsent(facts, 'context_length', len, `${path}:${maxLenLine.line}`);
+  for (const re of [MAX_MODEL_LEN_RE, MAX_CONCURRENCY_RE]) {
+    const lenLine = region.find((l) => re.test(l.text));
+    if (!lenLine) continue;
+    const len = Number(re.exec(lenLine.text)![1].replace(/,/g, ''));
+    setFactIfAbsent(facts, 'context_length', len, `${path}:${lenLine.line}`);
   }
   const versionLine = region.find((l) => VERSION_LINE_RE.test(l.text));
   if (versionLine) {
@@ -166,7 +170,8 @@ export function readVllmLog(text: string, path: string): LogReading {
   const lines = logicalLines(text);
   const starts = startMarkers(lines);
   const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
-  const facts = lastStart >= 0 ? factsFromLogRegion(lines.slice(lastStart), path) : {};
+  // a paste without a start marker (lines from the middle of a start) is read whole
+  const facts = factsFromLogRegion(lastStart >= 0 ? lines.slice(lastStart) : lines, path);
   return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
     startOnly: VLLM_START_FAILURES,
     fatal: VLLM_FATAL,

@@ -6,9 +6,12 @@
 // releases of 2024–2026 (read at source: python/sglang/bench_serving.py, benchmarks/benchmark_serving.py,
 // vllm/benchmarks/serve.py).
 
+import { applyCommandLevel, levelFromCommand } from './import-printed-command.js';
 import type { Obj, RawResult, ResultTool } from './import-source.js';
 
 const HEADER = /^=+ Serving Benchmark Result =+$/;
+/** The header at the end of a line: tqdm's bar ends without a newline, so the header is glued to it. */
+const HEADER_AT_END = /=+ Serving Benchmark Result =+$/;
 const FOOTER = /^=+$/;
 const SECTION = /^-+[^-].*-+$/;
 
@@ -67,9 +70,11 @@ const POSITION = /^Position (\d+):$/;
 
 /** Longer lines are no table line (and never reach a regular expression). */
 const MAX_LINE = 300;
+/** Lines before a table (a benchmark command line, a Namespace echo) are read up to this length. */
+const MAX_BEFORE_LINE = 8000;
 
 export function looksPrinted(text: string): boolean {
-  return text.split('\n').some((l) => l.length <= MAX_LINE && HEADER.test(l.trim()));
+  return text.split('\n').some((l) => HEADER_AT_END.test(l.trim().slice(-MAX_LINE)));
 }
 
 /** "12.50" → 12.5, "inf" → Infinity, "not set"/"None" → null; anything else stays text. */
@@ -84,7 +89,10 @@ function printedValue(v: string): unknown {
 /** A label/value line: the label ends at its colon, the value is what follows (trailing padding dropped). */
 function labelled(line: string): { label: string; value: string } | null {
   const m = /^\s*(.*?:)\s+(\S(?:.*\S)?)\s*$/.exec(line);
-  return m ? { label: m[1], value: m[2] } : null;
+  if (!m) return null;
+  // the tools pad a value to 10 columns: text two blanks past a number is a note added to the paste
+  const noted = /^([-+]?\d[\d.]*(?:e[-+]?\d+)?)\s{2,}\S/i.exec(m[2]);
+  return { label: m[1], value: noted ? noted[1] : m[2] };
 }
 
 function keyOf(label: string, tool: ResultTool): string | null {
@@ -108,10 +116,13 @@ function blocksOf(text: string): Block[] {
   let before: Block['before'] = [];
   let open: Block | null = null;
   text.split('\n').forEach((raw, i) => {
-    if (raw.length > MAX_LINE) return;
     const line = raw.replace(/\r$/, '');
     const t = line.trim();
-    if (HEADER.test(t)) {
+    const header = t.length <= MAX_LINE ? HEADER.test(t) : false;
+    const glued = !header && HEADER_AT_END.test(t.slice(-MAX_LINE));
+    // a command line before a table may be long; nothing longer is read
+    if (!header && !glued && raw.length > (open ? MAX_LINE : MAX_BEFORE_LINE)) return;
+    if (header || glued) {
       open = { headerLine: i + 1, lines: [], before };
       blocks.push(open);
       before = [];
@@ -170,6 +181,10 @@ function blockResult(b: Block): RawResult {
   // the level lines printed before a table count only when the table does not state its own
   for (const k of ['request_rate', 'max_concurrency']) if (!(k in fields)) at.delete(k);
   levelLinesBefore(b, fields, at);
+  if (!('request_rate' in fields) && !('max_concurrency' in fields)) {
+    const level = levelFromCommand(b.before);
+    if (level) applyCommandLevel(level, fields, at);
+  }
   return {
     fields,
     line: b.headerLine,

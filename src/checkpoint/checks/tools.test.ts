@@ -74,6 +74,22 @@ describe('tool checks', () => {
     expect(flags?.evidence[0].where).toBe(`python3 ${py} --help`);
   });
 
+  it('fails as unknown, never as missing or accepted, a flag a cut help may list below the cut', async () => {
+    const cut = join(dir, 'cut-help.txt');
+    writeFileSync(
+      cut,
+      'usage: loadbench.py [-h] [--backend BACKEND] [--num-prompts NUM_PROMPTS]\n             [--max-conc',
+    );
+    const findings = await checkTools(
+      ctxFor({ tools: [{ path: cut, help: 'cat {path}', accepts: ['--backend', '--max-concurrency'] }] }),
+    );
+    const flags = findings.find((f) => f.id === 'tool.0.flags');
+    expect(flags?.status).toBe('fail');
+    expect(flags?.found).toBe(
+      'unknown whether the tool accepts --max-concurrency: the text ends inside the usage block',
+    );
+  });
+
   it('reads a real commander CLI, checks its sha256 and runs its dry run', async () => {
     const { readFileSync } = await import('node:fs');
     const sha = createHash('sha256').update(readFileSync(js)).digest('hex');

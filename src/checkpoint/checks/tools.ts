@@ -54,6 +54,16 @@ function flagsFinding(id: string, tool: ToolSpec, argv: string[], r: ExecResult)
     });
   }
   const verdicts = judgeFlags(help.value, tool.accepts);
+  const unknown = verdicts.flatMap((v) => (v.verdict === 'unknown' ? [v] : []));
+  if (unknown.length > 0) {
+    return finding(`${id}.flags`, title, 'fail', {
+      required: req,
+      expected,
+      found: `unknown whether the tool accepts ${unknown.map((v) => v.flag).join(', ')}: ${unknown[0].reason}`,
+      evidence: ev,
+      hint: "Fix tools[].help so it prints the tool's whole option list.",
+    });
+  }
   const bad = verdicts.flatMap((v) =>
     v.verdict === 'missing'
       ? [v.flag]

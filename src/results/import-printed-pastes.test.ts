@@ -1,0 +1,43 @@
+// Result tables as users paste them: with the benchmark's command line or its Namespace echo above a
+// table that does not state its level (the level comes from the flags, or the tool's defaults for the
+// flags left out), with tqdm's bar glued to the header, and with a note typed after a value.
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { importResultText } from './import-result.js';
+
+const FIXTURES = new URL('./fixtures/import/', import.meta.url).pathname;
+const load = (name: string) => importResultText(readFileSync(FIXTURES + name, 'utf8'), name);
+
+describe('a printed table whose level is on the pasted command line', () => {
+  it('takes the defaults for the flags the command line leaves out: rate inf, no cap, every request at once', () => {
+    const run = load('vllm-2025-05-printed-after-command.txt');
+    const [l] = run.summary.levels;
+    expect(l.level).toEqual({ kind: 'concurrency', value: 200 });
+    expect(l.requests.completed).toBe(200);
+    expect(l.ttftMs?.percentiles.p99).toBeCloseTo(4012.8, 2);
+    expect(l.chunkItlMs?.percentiles.p50).toBeCloseTo(55.1, 2);
+    expect(run.manifest.source).toMatchObject({ tool: 'vllm-bench-serve' });
+  });
+
+  it('reads --request-rate=8 and --max-concurrency 32', () => {
+    const [l] = load('vllm-2025-03-printed-after-command-rate.txt').summary.levels;
+    expect(l.level).toEqual({ kind: 'rate', value: 8, maxConcurrency: 32 });
+    expect(l.tpotMs).toBeNull();
+  });
+
+  it('reads the Namespace echo, a header glued to the progress bar, and a value with a note after it', () => {
+    const [l] = load('vllm-2025-08-printed-namespace-glued.txt').summary.levels;
+    expect(l.level).toEqual({ kind: 'concurrency', value: 16 });
+    expect(l.requests).toMatchObject({ completed: 64, failed: 0 });
+    expect(l.throughput.outputTokensPerS).toBeCloseTo(985.56, 2);
+  });
+
+  it('still refuses a table with no level anywhere in the paste', () => {
+    const table = readFileSync(`${FIXTURES}vllm-2025-05-printed-after-command.txt`, 'utf8')
+      .split('\n')
+      .slice(1)
+      .join('\n');
+    expect(() => importResultText(table, 'bare.txt')).toThrow(/does not say which level it measured/);
+  });
+});
