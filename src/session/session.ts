@@ -96,8 +96,11 @@ export interface RunLevelOptions {
   signal?: AbortSignal;
   /** Drift check after the level; an invalid result marks the level invalid. */
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
-  /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
-  probe?: { level: LevelKey; slo: Plan['slo'] };
+  /**
+   * A level not in plan.load.levels (an SLO-search probe): its key, the SLOs to judge it by, and its
+   * own size (measured requests and a time bound) in place of load.requests and load.duration.
+   */
+  probe?: { level: LevelKey; slo: Plan['slo']; requests?: number; durationMs?: number };
 }
 
 export interface Session {
@@ -429,7 +432,7 @@ interface SweepContext {
 function levelSweeper(c: SweepContext): Session['runLevel'] {
   const { plan } = c;
   const durationS = plan.load.duration === undefined ? null : parseDurationS(plan.load.duration);
-  const requests = plan.load.requests ?? (durationS === null ? 100 : null);
+  const planRequests = plan.load.requests ?? (durationS === null ? 100 : null);
   let nextId = 0;
   /** The previous level had failed requests or was invalid (a restart, say): check the server first. */
   let troubled = false;
@@ -453,6 +456,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
         signal: o.signal,
       });
     if (troubled) await waitServer();
+    const requests = o.probe?.requests ?? planRequests;
     // Distinct prompts per level, built before the level; beyond MAX_PROMPT_POOL they are reused in turn.
     const poolSize = Math.min(plan.load.warmup + (requests ?? MAX_PROMPT_POOL), MAX_PROMPT_POOL);
     const build = () =>
@@ -474,7 +478,7 @@ function levelSweeper(c: SweepContext): Session['runLevel'] {
       levelIndex: li,
       level: key,
       requests: work.requests,
-      durationMs: durationS === null ? null : durationS * 1000,
+      durationMs: o.probe?.durationMs ?? (durationS === null ? null : durationS * 1000),
       warmup: work.unmeasured,
       arrival: plan.load.arrival,
       burstiness: plan.load.burstiness,
