@@ -116,14 +116,15 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr): Progre
 export const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 /**
- * Passes lines to `write`, but a line with the same text before its first ':' as the previous one (a
+ * Passes lines to `write`, but a line with the same text before its last ': ' as the previous one (a
  * repeated "waiting for …/health: 3s / 600s") at most once per `everyMs`: a log file is not flooded.
+ * (Not the first ':': every note starts "benchgate: ", and different notes must all get through.)
  */
 export function throttledLines(write: (line: string) => void, everyMs = PLAIN_PROGRESS_EVERY_MS) {
   let lastKey: string | null = null;
   let lastAt = 0;
   return (line: string): void => {
-    const colon = line.indexOf(':');
+    const colon = line.lastIndexOf(': ');
     const key = colon > 0 ? line.slice(0, colon) : null;
     const now = performance.now();
     if (key !== null && key === lastKey && now - lastAt < everyMs) return;
