@@ -52,14 +52,28 @@ describe('SLO search', () => {
     expect(r.stoppedBy).toBe('max-probes');
   });
 
-  it('ends at an inconclusive probe, keeping the bracket found so far', async () => {
+  it('runs an inconclusive probe once more, and ends when it is inconclusive again, keeping the bracket', async () => {
     const r = await searchSlo(spec, async (v) => out(v < 4 ? 'pass' : 'inconclusive'));
     expect(r.probes.map((p) => [p.value, p.outcome])).toEqual([
       [1, 'pass'],
       [2, 'pass'],
       [4, 'inconclusive'],
+      [4, 'inconclusive'],
     ]);
     expect(r).toMatchObject({ stoppedBy: 'inconclusive', best: 2, firstFail: null });
+  });
+
+  it('goes on when the second try of an inconclusive probe concludes', async () => {
+    let tries = 0;
+    const r = await searchSlo({ ...spec, precision: 1 }, async (v) => {
+      if (v === 4 && tries++ === 0) return out('inconclusive');
+      return out(v <= 5 ? 'pass' : 'fail');
+    });
+    expect(r.probes.slice(2, 4).map((p) => [p.value, p.outcome, p.repeat])).toEqual([
+      [4, 'inconclusive', false],
+      [4, 'pass', true],
+    ]);
+    expect(r).toMatchObject({ best: 5, firstFail: 6, stoppedBy: 'precision' });
   });
 
   it('confirms the answer with a second probe before it stops', async () => {

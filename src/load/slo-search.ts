@@ -5,8 +5,9 @@
 // counts as passed only when every probe of it passed, so the answer is the highest passed load below
 // the lowest failed one. A pass at or above a fail (non-monotonic: noise, a transient, a server whose
 // behaviour is not monotonic in load) makes the search probe both ends of that pair once more before it
-// goes on; the pairs are kept for the report. An inconclusive probe ends the search (its bounds were too
-// tight to judge; the report says which). No I/O and no clocks, so the driver (which runs each probe as
+// goes on; the pairs are kept for the report. An inconclusive probe (too few samples) is run once more,
+// which the driver makes bigger; a second inconclusive one at that load ends the search (its bounds are
+// too tight to judge; the report says which). No I/O and no clocks, so the driver (which runs each probe as
 // a level) and the tests share one algorithm.
 
 export interface SloSearchSpec {
@@ -59,6 +60,7 @@ export class SloSearch {
   private readonly pairs: NonMonotonicPair[] = [];
   private readonly repeats: number[] = [];
   private readonly repeated = new Set<number>();
+  private readonly retried = new Set<number>();
   private stop: SloSearchResult['stoppedBy'] | null = null;
 
   constructor(private readonly spec: SloSearchSpec) {
@@ -98,7 +100,13 @@ export class SloSearch {
     if (this.probes.length >= this.spec.maxProbes) return this.end('max-probes');
     const queued = this.repeats.shift();
     if (queued !== undefined) return queued;
-    if (this.probes.at(-1)?.outcome === 'inconclusive') return this.end('inconclusive');
+    const last = this.probes.at(-1);
+    if (last?.outcome === 'inconclusive') {
+      // once more, bigger (the driver sizes it from the samples the first one got); twice: the bounds are too tight
+      if (this.retried.has(last.value)) return this.end('inconclusive');
+      this.retried.add(last.value);
+      return last.value;
+    }
     const { lo, hi } = this;
     if (lo === null && hi === null) return this.clamp(this.spec.start);
     if (hi === null) {

@@ -72,4 +72,47 @@ describe('searchThroughSession', () => {
     expect(back.value.probes[0].evidence).toMatchObject({ unit: 'concurrency', offered: 2, floor: 11 });
     expect(back.value.probes[0].evidence?.achieved).toBeCloseTo(2, 5);
   });
+
+  it('runs an inconclusive probe again, sized up by how far its steady window fell short of the floor', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'bg-slo-retry-'));
+    const file = join(outDir, 'requests.jsonl');
+    const sizes: number[] = [];
+    const run = await searchThroughSession({ plan } as Session, {
+      outDir,
+      note: () => {},
+      requestsFile: () => file,
+      runProbe: async (li, probe) => {
+        sizes.push(probe.requests);
+        const specs = Array.from({ length: probe.requests }, () => ({
+          ttftMs: 10,
+          e2eMs: 100,
+          outputTokens: 4,
+        }));
+        const records = buildRecords(li, probe.level.value, specs, li * 1000);
+        // the first probe's second stream started 0.8 s late: most of its requests fall outside the steady window
+        if (li === 0)
+          for (const r of records.filter((_, i) => i % 2 === 1)) {
+            r.scheduledMs += 800;
+            r.sentMs += 800;
+            r.endMs += 800;
+            r.chunkMs = r.chunkMs.map((t) => t + 800);
+          }
+        appendFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        const summary = { levelIndex: li, level: probe.level } as unknown as LevelSummary;
+        return { summary, interrupted: false, prefixCache: null, stop: null };
+      },
+    });
+    expect(run.result.probes.slice(0, 2).map((p) => [p.value, p.outcome])).toEqual([
+      [2, 'inconclusive'],
+      [2, 'pass'],
+    ]);
+    // grown by how far the first window fell short of the floor of 11, plus 10%
+    const first = (await readSloSearchRecord(outDir)) as {
+      kind: 'value';
+      value: { probes: { evidence?: { samples: number } }[] };
+    };
+    const samples = first.value.probes[0].evidence?.samples as number;
+    expect(samples).toBeLessThan(11);
+    expect(sizes.slice(0, 2)).toEqual([17, Math.ceil((17 * 11 * 1.1) / samples)]);
+  });
 });

@@ -89,14 +89,18 @@ function planProbe(
   spec: SearchSpec,
   v: number,
   slo: Plan['slo'],
+  retryOf: ProbeJudgement | undefined,
 ): { probe: ProbeRequest; line: string } {
   const level: LevelKey =
     spec.over === 'concurrency'
       ? { kind: 'concurrency', value: v }
       : { kind: 'rate', value: v, maxConcurrency: plan.load.max_concurrency ?? null };
+  // a retry of an inconclusive probe: as many more as its steady window fell short of the floor, +10%
+  const e = retryOf?.evidence;
+  const grown = e?.floor ? Math.ceil((e.sent * e.floor * 1.1) / Math.max(1, e.samples)) : 0;
   const requests = probeRequests(level, {
     share: spec.share,
-    atLeast: plan.load.requests ?? 0,
+    atLeast: Math.max(plan.load.requests ?? 0, grown),
     maxRequests: spec.max_probe_requests,
     maxS: spec.max_probe_s,
   });
@@ -160,7 +164,10 @@ export async function searchThroughSession(
       interrupted = true;
       break;
     }
-    const { probe, line } = planProbe(plan, spec, v, slo);
+    const previous = judged.at(-1);
+    const retryOf =
+      previous?.outcome === 'inconclusive' && search.probes.at(-1)?.value === v ? previous : undefined;
+    const { probe, line } = planProbe(plan, spec, v, slo, retryOf);
     o.note(line);
     const li = levels.length;
     const r = await o.runProbe(li, probe);
