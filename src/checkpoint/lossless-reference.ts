@@ -105,6 +105,7 @@ export async function checkLosslessReference(ctx: CheckContext, file: string): P
     baseline: { name: 'reference', answers: reference },
     candidate: { name: 'server', answers },
     lateShare: ctx.plan.lossless?.late_share ?? 0.5,
+    nearTieNats: ctx.plan.lossless?.near_tie_nats,
   });
   const status =
     cmp.verdict === 'identical'

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTargetHttp } from '../client/target-http.js';
 import { sglangAdapter } from '../engines/sglang.js';
@@ -9,7 +11,11 @@ import { losslessPrompts } from './lossless-prompts.js';
 const { sim } = simulatorsClosedAfterEach();
 const settings = { prompts: 6, seed: 3, maxTokens: 20 };
 
-async function answersOf(engineArgs: readonly string[], faults: string[], api: 'native' | 'completions') {
+async function answersOf(
+  engineArgs: readonly string[],
+  faults: string[],
+  api: 'native' | 'completions' | 'chat',
+) {
   const { h } = await sim({ engineArgs: [...engineArgs], faults });
   return collectLosslessAnswers({
     http: createTargetHttp(h.url),
@@ -51,6 +57,60 @@ describe('lossless check against simulated servers', () => {
     const late = compare(baseline, await answersOf(EAGLE3_TOPK1_ARGS, ['spec-diverge=15'], 'completions'));
     expect(late.verdict).toBe('diverges-late');
     expect(late.prompts[0].unit).toBe('characters');
+  });
+
+  it('reads the top-2 logprobs of every API and names the baseline margin at the divergence', async () => {
+    for (const api of ['native', 'completions', 'chat'] as const) {
+      const baseline = await answersOf([], [], api);
+      const lps = baseline.answers[0].logprobs;
+      expect(lps, api).toHaveLength(20);
+      expect(lps!.every((p) => p.top2 !== null && p.top1 >= p.top2 && p.top1 <= 0)).toBe(true);
+      // OpenAI APIs give the token text, which spells the answer; native gives ids
+      if (api === 'native') expect(lps![0].token).toBeNull();
+      else expect(lps!.map((p) => p.token).join('')).toBe(baseline.answers[0].text);
+      const broken = compare(baseline, await answersOf(EAGLE3_TOPK1_ARGS, ['spec-diverge=4'], api));
+      expect(broken.verdict, api).toBe('diverges-early');
+      const m = broken.prompts[0].margin;
+      expect(m?.nats, api).toBeCloseTo(lps![4].top1 - (lps![4].top2 as number), 9);
+      expect(broken.summary).toContain("the baseline's top-1/top-2 margin at the first divergent token is");
+    }
+  });
+
+  it('asks again without logprobs when the engine refuses them, and keeps the answer', async () => {
+    const asked: unknown[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const doc = JSON.parse(body) as Record<string, unknown>;
+        asked.push(doc.logprobs ?? null);
+        res.writeHead(doc.logprobs === undefined ? 200 : 422, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            doc.logprobs === undefined
+              ? { choices: [{ index: 0, text: ' fine', finish_reason: 'length' }] }
+              : { error: 'logprobs is not supported' },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const got = await collectLosslessAnswers({
+        http: createTargetHttp(`http://127.0.0.1:${port}`),
+        adapter: sglangAdapter,
+        api: 'completions',
+        model: 'default',
+        settings: { ...settings, prompts: 1 },
+      });
+      expect(asked).toEqual([2, null]);
+      expect(got.answers[0]).toMatchObject({ text: ' fine', logprobs: null, error: null });
+    } finally {
+      server.close();
+    }
   });
 
   it('an unreachable server gives unknown answers, never identical', async () => {

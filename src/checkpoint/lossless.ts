@@ -1,11 +1,14 @@
 // Sends the lossless check's prompts to one server, one at a time (batch size 1, so batching cannot
 // change the numerics), greedy (temperature 0) with a fixed max tokens and not streamed, and reads each
 // answer: SGLang's native /generate returns the token ids (`output_ids`), the OpenAI APIs only text.
+// Each request also asks for the top-2 log-probabilities per token (lossless-logprobs.ts reads them), so
+// a divergence can be told apart as a near-tie or a bug; an engine that refuses that is asked without.
 // Never throws for a bad answer: it is recorded with its error, and the comparison calls it unknown.
 
 import type { EngineAdapter, TargetHttp } from '../engines/types.js';
 import type { LosslessAnswer, LosslessAnswers } from '../metrics/lossless.js';
 import type { Plan } from '../plan/schema.js';
+import { LOSSLESS_TOP_LOGPROBS, readLogprobs } from './lossless-logprobs.js';
 import { losslessPrompts } from './lossless-prompts.js';
 
 export interface LosslessSettings {
@@ -46,23 +49,30 @@ async function askOne(
   adapter: EngineAdapter,
   opts: { api: Plan['target']['api']; model: string; prompt: string; maxTokens: number; timeoutMs: number },
 ): Promise<LosslessAnswer> {
-  const built = adapter.requestFor({
-    api: opts.api,
-    model: opts.model,
-    prompt: opts.prompt,
-    maxTokens: opts.maxTokens,
-    ignoreEos: false,
-    temperature: 0,
-    stream: false,
-  });
-  const doc = await http.request(built.path, { method: 'POST', body: built.body, timeoutMs: opts.timeoutMs });
+  const ask = (topLogprobs: number | undefined) => {
+    const built = adapter.requestFor({
+      api: opts.api,
+      model: opts.model,
+      prompt: opts.prompt,
+      maxTokens: opts.maxTokens,
+      ignoreEos: false,
+      temperature: 0,
+      stream: false,
+      topLogprobs,
+    });
+    const sent = http.request(built.path, { method: 'POST', body: built.body, timeoutMs: opts.timeoutMs });
+    return sent.then((doc) => ({ doc, path: built.path }));
+  };
+  let { doc, path } = await ask(LOSSLESS_TOP_LOGPROBS);
+  // an engine that refuses the logprob fields is asked again without them: the answer still counts
+  if (!doc.error && doc.status !== null && doc.status >= 400 && doc.status < 500)
+    ({ doc, path } = await ask(undefined));
   const fail = (error: string): LosslessAnswer => ({ prompt: opts.prompt, ids: null, text: '', error });
   if (doc.error) return fail(doc.error.message);
-  if (doc.status !== 200)
-    return fail(`HTTP ${doc.status} from POST ${built.path}: ${doc.text.slice(0, 200)}`);
+  if (doc.status !== 200) return fail(`HTTP ${doc.status} from POST ${path}: ${doc.text.slice(0, 200)}`);
   const answer = readAnswer(opts.api, doc.json);
-  if (!answer) return fail(`POST ${built.path} answered without a readable text: ${doc.text.slice(0, 200)}`);
-  return { prompt: opts.prompt, ...answer, error: null };
+  if (!answer) return fail(`POST ${path} answered without a readable text: ${doc.text.slice(0, 200)}`);
+  return { prompt: opts.prompt, ...answer, logprobs: readLogprobs(opts.api, doc.json), error: null };
 }
 
 /** Sends every prompt in order and returns the answers (errors kept per prompt). */

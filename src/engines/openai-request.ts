@@ -31,6 +31,13 @@ export function openAiRequest(
   body.temperature = params.temperature;
   body.stream = params.stream;
   if (params.ignoreEos && opts.ignoreEosField) body.ignore_eos = true;
+  if (params.topLogprobs !== undefined) {
+    // chat: a flag and a count; completions: the count itself (OpenAI's legacy shape)
+    if (params.api === 'chat') {
+      body.logprobs = true;
+      body.top_logprobs = params.topLogprobs;
+    } else body.logprobs = params.topLogprobs;
+  }
   const includeUsage = opts.includeUsage ?? true;
   let tokenAccounting: BuiltRequest['tokenAccounting'] = 'openai-final-usage';
   // stream_options is rejected by some servers on non-streaming requests.

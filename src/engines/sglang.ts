@@ -28,12 +28,15 @@ export function sglangRequestFor(params: GenerationParams): BuiltRequest {
     temperature: params.temperature,
   };
   if (params.ignoreEos) samplingParams.ignore_eos = true;
-  return {
-    method: 'POST',
-    path: '/generate',
-    body: { text: params.prompt, sampling_params: samplingParams, stream: params.stream },
-    tokenAccounting: 'native-cumulative',
+  const body: Record<string, unknown> = {
+    text: params.prompt,
+    sampling_params: samplingParams,
+    stream: params.stream,
   };
+  // meta_info then carries output_token_logprobs and output_top_logprobs ([logprob, id, text] triples)
+  if (params.topLogprobs !== undefined)
+    Object.assign(body, { return_logprob: true, top_logprobs_num: params.topLogprobs });
+  return { method: 'POST', path: '/generate', body, tokenAccounting: 'native-cumulative' };
 }
 
 async function readLive(http: TargetHttp): Promise<LiveReading> {

@@ -56,6 +56,8 @@ export interface GenerationParams {
   ignoreEos: boolean;
   temperature: number;
   stream: boolean;
+  /** Ask for the log-probabilities of this many most likely tokens at each output position (absent: none). */
+  topLogprobs?: number;
 }
 
 /**

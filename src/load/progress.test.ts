@@ -66,4 +66,13 @@ describe('progress on a piped stderr', () => {
     view.levelStarted(2, 11, 'concurrency 8', 20, null, 'probe');
     expect(out).toMatch(/^probe 3\/11 concurrency 8 {2}0\/20 done/);
   });
+
+  it('passes different notes that share the "benchgate: " prefix', () => {
+    const out: string[] = [];
+    const note = throttledLines((l) => out.push(l), 3_600_000);
+    note('benchgate: no GPU telemetry (energy per token unknown): nvidia-smi could not be started');
+    note('benchgate: slo_search at 20 req/s: fail: not sustained');
+    note('benchgate: slo_search probe at 10 req/s: 779 measured requests');
+    expect(out).toHaveLength(3);
+  });
 });

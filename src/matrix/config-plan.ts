@@ -7,6 +7,7 @@ import { canonicalJson } from '../checkpoint/verified-target.js';
 import { parseDurationS } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import type { ConfigSpec, Plan } from '../plan/schema.js';
+import { matrixLossless } from './lossless-default.js';
 
 export interface ResolvedConfig {
   name: string;
@@ -73,6 +74,8 @@ export function resolveConfig(plan: Plan, config: ConfigSpec, where: string): Re
     host: hostSpec,
     target: { ...plan.target, url },
     expect: mergeExpect(plan.expect, config.expect),
+    // the matrix's lossless check (its default included) reaches each config's collection of answers
+    lossless: matrixLossless(plan)?.spec ?? plan.lossless,
     configs: undefined,
   };
   const launchFingerprint = sha256Hex(

@@ -51,14 +51,15 @@ describe('plan preview estimate', () => {
       slo: { ttft_ms: 2000, tpot_ms: 200 },
     });
     const est = estimateMatrix({ plan: search, configs, completedLevels: { b: [0, 1, 2] } });
-    expect(est[0]).toMatchObject({ searchProbesAtMost: 5, requestsToRun: 80 });
-    // a (time scale 10): ready 6 s + 2 s + 5 probes at concurrency 2, each 8 waves × 100 tokens × 2 ms
-    expect(est[0].estimatedS).toBeCloseTo(6 + 2 + 8, 6);
+    // each probe sized for the p90 floor (64): 64 / 0.9 → 72, plus 2 × 2 for ramp-up and drain
+    expect(est[0]).toMatchObject({ searchProbesAtMost: 5, requestsToRun: 5 * 76 });
+    // a (time scale 10): ready 6 s + 2 s + 5 probes at concurrency 2, each 38 waves × 100 tokens × 2 ms
+    expect(est[0].estimatedS).toBeCloseTo(6 + 2 + 5 * 38 * 0.2, 6);
     expect(est[1]).toMatchObject({ searchProbesAtMost: 0, estimatedS: 0 });
     const text = renderPlanPreview(search, est).join('\n');
     expect(text).toContain('SLO search over concurrency from 2');
     expect(text).toContain('at most 5 probes per config');
-    expect(text).toContain('a: at most 5 probes; at most 80 requests');
+    expect(text).toContain('a: at most 5 probes; at most 380 requests');
     expect(text).toContain('b: SLO search already completed');
     expect(text).not.toMatch(/levels|req\/s/);
   });

@@ -2,6 +2,8 @@
 // Estimates use measured figures from a previous run when there are any, else a stated per-token model.
 
 import type { Plan } from '../plan/schema.js';
+import type { LevelKey } from '../records/level-key.js';
+import { probeRequests } from '../session/slo-probe.js';
 import type { ResolvedConfig } from './config-plan.js';
 
 export interface EstimateInput {
@@ -83,16 +85,25 @@ export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
 }
 
 /** Seconds one level of `perLevelRequests` takes at `level` in the stated per-token model. */
-function modelLevelS(plan: Plan, level: number, concurrency: boolean, scale: number): number {
+function modelLevelS(
+  plan: Plan,
+  level: number,
+  concurrency: boolean,
+  scale: number,
+  probe?: { requests: number; maxS: number },
+): number {
   const perLevelRequests =
-    (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
+    (probe?.requests ?? plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) +
+    plan.load.warmup;
   const requestS = (meanTokens(plan.workload.output_tokens) * ASSUMED_ITL_S) / scale;
   const inFlight = concurrency ? level : Math.max(1, level * requestS);
   const byCount =
     perLevelRequests > 0 ? Math.ceil(perLevelRequests / inFlight) * requestS : Number.POSITIVE_INFINITY;
-  const byDuration =
-    plan.load.duration !== undefined ? durationS(plan.load.duration) : Number.POSITIVE_INFINITY;
-  return Math.min(byCount, byDuration);
+  const limitS = probe ? probe.maxS : plan.load.duration !== undefined ? durationS(plan.load.duration) : null;
+  const byDuration = limitS ?? Number.POSITIVE_INFINITY;
+  // an open-loop level lasts at least its arrivals' span
+  const arrivalsS = concurrency ? 0 : perLevelRequests / level;
+  return Math.min(Math.max(byCount, arrivalsS), byDuration);
 }
 
 /**
@@ -102,14 +113,24 @@ function modelLevelS(plan: Plan, level: number, concurrency: boolean, scale: num
 function estimateSearch(input: EstimateInput): ConfigEstimate[] {
   const { plan } = input;
   const s = plan.load.slo_search!;
-  const perLevelRequests =
-    (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
+  // probes are sized for the share's sample floor (session/slo-probe.ts), here at the start value
+  const concurrency = s.over === 'concurrency';
+  const first: LevelKey = concurrency
+    ? { kind: 'concurrency', value: s.start }
+    : { kind: 'rate', value: s.start, maxConcurrency: null };
+  const requests = probeRequests(first, {
+    share: s.share,
+    atLeast: plan.load.requests ?? 0,
+    maxRequests: s.max_probe_requests,
+    maxS: s.max_probe_s,
+  });
+  const perLevelRequests = requests + plan.load.warmup;
   return input.configs.map((c) => {
     const done = (input.completedLevels?.[c.name] ?? []).length > 0;
     const probes = done ? 0 : s.max_probes;
     const scale = timeScaleOf(c.argv);
     const ready = (input.measured?.[c.name]?.readyS ?? assumedReadyS(c.argv)) + ASSUMED_CONFIG_OVERHEAD_S;
-    const probeS = modelLevelS(plan, s.start, s.over === 'concurrency', scale);
+    const probeS = modelLevelS(plan, s.start, concurrency, scale, { requests, maxS: s.max_probe_s });
     return {
       name: c.name,
       levelsToRun: [...Array(probes).keys()],

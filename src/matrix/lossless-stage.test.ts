@@ -44,7 +44,8 @@ describe('the matrix lossless stage', () => {
       baselineDir: join(dir, 'base'),
       configs: [{ name: 'spec', dir: specDir }],
     });
-    expect(judged.lines[0]).toBe('lossless spec vs base: unknown: the baseline base has no lossless answers');
+    expect(judged.lines[0]).toBe("lossless: greedy answers compared with base (the plan's lossless section)");
+    expect(judged.lines[1]).toBe('lossless spec vs base: unknown: the baseline base has no lossless answers');
     expect(judged.invalid.map((i) => i.name)).toEqual(['spec']);
     const written = JSON.parse(await readFile(join(specDir, 'lossless.json'), 'utf8'));
     expect(written).toMatchObject({ valid: false, comparison: { verdict: 'unknown' } });

@@ -23,23 +23,27 @@ import {
   writeLosslessAnswers,
   writeLosslessRecord,
 } from '../results/lossless-file.js';
+import { matrixLossless } from './lossless-default.js';
 
+/** Whether this config's plan asks its server the lossless prompts (config-plan.ts fills the matrix's default in). */
 export function losslessEnabled(plan: Plan): boolean {
   return plan.lossless?.enabled === true;
 }
 
-/** The baseline config's name: `lossless.baseline`, else the plan's first config. */
+/**
+ * The baseline config's name when the matrix runs the check (lossless-default.ts decides): `lossless.baseline`,
+ * else the first config without speculative decoding, else the first config.
+ */
 export function losslessBaseline(plan: Plan, where: string): string | null {
-  if (!losslessEnabled(plan)) return null;
   const names = (plan.configs ?? []).map((c) => c.name);
   const named = plan.lossless?.baseline;
-  if (named !== undefined && !names.includes(named)) {
+  if (plan.lossless?.enabled && named !== undefined && !names.includes(named)) {
     throw new BenchgateError(
       'BG_E_PLAN_INVALID',
       `${where}: lossless.baseline expects one of the config names (${names.join(', ')}); found "${named}".`,
     );
   }
-  return named ?? names[0] ?? null;
+  return matrixLossless(plan)?.baseline ?? null;
 }
 
 /** Asks the config's server the prompts and stores its answers; returns a line for the log. */
@@ -63,7 +67,9 @@ export async function collectConfigAnswers(opts: {
   writeLosslessAnswers(opts.configDir, answers);
   const unread = answers.answers.filter((a) => a.error).length;
   const unit = answers.answers.every((a) => a.ids !== null) ? 'token ids' : 'text';
-  return `lossless: ${answers.answers.length - unread} of ${answers.answers.length} greedy answers read (${unit}, max_tokens ${settings.maxTokens})${unread ? `; ${unread} unread: ${answers.answers.find((a) => a.error)?.error}` : ''}`;
+  const withLogprobs = answers.answers.filter((a) => a.logprobs).length;
+  const lps = withLogprobs ? `top-2 logprobs on ${withLogprobs}` : 'no logprobs returned';
+  return `lossless: ${answers.answers.length - unread} of ${answers.answers.length} greedy answers read (${unit}, ${lps}, max_tokens ${settings.maxTokens})${unread ? `; ${unread} unread: ${answers.answers.find((a) => a.error)?.error}` : ''}`;
 }
 
 export interface LosslessJudgement {
@@ -82,9 +88,11 @@ export async function judgeMatrixLossless(opts: {
   /** The configs that ran: each gets its lossless.json. */
   configs: { name: string; dir: string }[];
 }): Promise<LosslessJudgement> {
-  const l = opts.plan.lossless!;
+  const chosen = matrixLossless(opts.plan);
+  if (!chosen) throw new BenchgateError('BG_E_INTERNAL', 'the lossless check was judged without being run.');
+  const l = chosen.spec;
   const baseAnswers = await readLosslessAnswers(opts.baselineDir);
-  const lines: string[] = [];
+  const lines: string[] = [`lossless: greedy answers compared with ${opts.baseline} (${chosen.why})`];
   const invalid: LosslessJudgement['invalid'] = [];
   for (const c of opts.configs) {
     const record: LosslessRecord = {
@@ -114,6 +122,7 @@ export async function judgeMatrixLossless(opts: {
           answers: answers ?? { schema: 'benchgate.lossless-answers/1', maxTokens: 0, seed: 0, answers: [] },
         },
         lateShare: l.late_share,
+        nearTieNats: l.near_tie_nats,
       });
       if (!baseAnswers) cmp.summary = `unknown: the baseline ${opts.baseline} has no lossless answers`;
       else if (!answers) cmp.summary = `unknown: ${c.name} has no lossless answers`;

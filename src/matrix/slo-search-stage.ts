@@ -11,6 +11,7 @@ import { BenchgateError } from '../core/errors.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { levelLabel } from '../records/level-key.js';
+import { REQUESTS_FILE } from '../results/layout.js';
 import { SLO_SEARCH_FILE } from '../results/slo-search-file.js';
 import type { Session } from '../session/session.js';
 import { type SloSearchRun, searchThroughSession } from '../session/slo-search-run.js';
@@ -68,6 +69,7 @@ export async function runConfigSearch(a: ConfigSearchArgs): Promise<SloSearchRun
     outDir: a.configDir,
     signal: a.signal,
     note: (t) => a.log(`  ${t.replace(/^benchgate: /, '')}`),
+    requestsFile: (idx) => join(levelRunDir(a.configDir, idx), REQUESTS_FILE),
     runProbe: async (idx, probe) => {
       const what = `probe ${idx + 1} (${levelLabel(probe.level)})`;
       const runDir = levelRunDir(a.configDir, idx);

@@ -2,13 +2,28 @@
 // reference), per prompt the common prefix and the first diverging position, then "identical",
 // "diverges late" (at or after a share of the answer: numerics of batched kernels) or "diverges early"
 // (a failure), with the prompt and both continuations around the divergence. An answer that could not
-// be read makes the prompt "unknown": nothing passes on an unread answer.
+// be read makes the prompt "unknown": nothing passes on an unread answer. Where the baseline answer
+// carries logprobs, its top-1/top-2 margin at the first divergent token says numerics or bug
+// (lossless-margin.ts).
+
+import { divergenceMargin, marginClause, marginWords } from './lossless-margin.js';
+
+/** One output position's log-probabilities, when the engine returned them. */
+export interface PositionLogprobs {
+  /** The emitted token's text (OpenAI APIs), null when only ids came back (SGLang native). */
+  token: string | null;
+  /** Log-probabilities (nats) of the two most likely tokens here; top2 null when only one came back. */
+  top1: number;
+  top2: number | null;
+}
 
 /** One greedy answer: token ids when the server returned them, always the text. */
 export interface LosslessAnswer {
   prompt: string;
   ids: number[] | null;
   text: string;
+  /** Per output token, the top-2 log-probabilities; null or absent when the engine returned none. */
+  logprobs?: PositionLogprobs[] | null;
   /** Why no answer was read (transport, HTTP status, unreadable body); null when it was. */
   error: string | null;
 }
@@ -36,6 +51,11 @@ export interface PromptComparison {
   verdict: LosslessVerdict;
   /** Text around the divergence: the shared text just before it, then each answer's continuation. */
   excerpt: { before: string; baseline: string; candidate: string } | null;
+  /**
+   * The baseline's top-1 minus top-2 log-probability (nats) at the first divergent token, and whether
+   * that is a near-tie (numerics) or a wide margin (a bug); null when the baseline has no logprobs there.
+   */
+  margin?: { nats: number; nearTie: boolean } | null;
   error?: string;
 }
 
@@ -43,6 +63,8 @@ export interface LosslessComparison {
   baseline: string;
   candidate: string;
   lateShare: number;
+  /** Margins below this many nats are near-ties (absent in records before margins were read). */
+  nearTieNats?: number;
   verdict: LosslessVerdict;
   prompts: PromptComparison[];
   /** One sentence, e.g. "diverges early on 2 of 16 prompts (first at token 5 of 64)". */
@@ -88,7 +110,7 @@ function comparePrompt(
   index: number,
   b: LosslessAnswer,
   c: LosslessAnswer | undefined,
-  lateShare: number,
+  o: { lateShare: number; nearTieNats: number },
 ): PromptComparison {
   const unknown = (error: string): PromptComparison => ({
     index,
@@ -112,17 +134,19 @@ function comparePrompt(
   const common = commonPrefixLength(bs, cs);
   const identical = common === bs.length && common === cs.length;
   const divergeAt = identical ? null : common;
-  const late = divergeAt !== null && divergeAt >= lateShare * bs.length;
+  const late = divergeAt !== null && divergeAt >= o.lateShare * bs.length;
+  const unit = byIds ? 'tokens' : 'characters';
   return {
     index,
     prompt: b.prompt,
-    unit: byIds ? 'tokens' : 'characters',
+    unit,
     baselineLength: bs.length,
     candidateLength: cs.length,
     commonPrefix: common,
     divergeAt,
     verdict: identical ? 'identical' : late ? 'diverges-late' : 'diverges-early',
     excerpt: identical ? null : excerptAt(b.text, c.text),
+    margin: divergeAt === null ? null : divergenceMargin(b, divergeAt, unit, o.nearTieNats),
   };
 }
 
@@ -156,10 +180,13 @@ export function compareLossless(opts: {
   baseline: { name: string; answers: LosslessAnswers };
   candidate: { name: string; answers: LosslessAnswers };
   lateShare: number;
+  /** Below this baseline top-1/top-2 margin (nats) a divergence is a near-tie; default 0.25. */
+  nearTieNats?: number;
 }): LosslessComparison {
   const b = opts.baseline.answers.answers;
   const c = opts.candidate.answers.answers;
-  const prompts = b.map((a, i) => comparePrompt(i, a, c[i], opts.lateShare));
+  const nearTieNats = opts.nearTieNats ?? 0.25;
+  const prompts = b.map((a, i) => comparePrompt(i, a, c[i], { lateShare: opts.lateShare, nearTieNats }));
   const verdict =
     prompts.length === 0
       ? 'unknown'
@@ -167,13 +194,15 @@ export function compareLossless(opts: {
           (w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w),
           'identical',
         );
+  const divergent = verdict === 'diverges-early' || verdict === 'diverges-late';
   return {
     baseline: opts.baseline.name,
     candidate: opts.candidate.name,
     lateShare: opts.lateShare,
+    nearTieNats,
     verdict,
     prompts,
-    summary: summarise(verdict, prompts),
+    summary: summarise(verdict, prompts) + (divergent ? marginClause(prompts, nearTieNats) : ''),
   };
 }
 
@@ -194,8 +223,9 @@ export function losslessLines(cmp: LosslessComparison): string[] {
   for (const p of cmp.prompts) {
     if (p.verdict !== 'diverges-early' || !p.excerpt) continue;
     const unit = p.unit === 'tokens' ? 'token' : 'character';
+    const why = p.margin ? ` (${marginWords(p.margin)})` : '';
     lines.push(
-      `  prompt ${p.index + 1} diverges at ${unit} ${p.divergeAt} of ${p.baselineLength}: ${JSON.stringify(clip(p.prompt, 120))}`,
+      `  prompt ${p.index + 1} diverges at ${unit} ${p.divergeAt} of ${p.baselineLength}${why}: ${JSON.stringify(clip(p.prompt, 120))}`,
     );
     lines.push(`    ${pad('(shared)')} ${JSON.stringify(`…${p.excerpt.before}`)}`);
     lines.push(`    ${pad(cmp.baseline)} ${JSON.stringify(p.excerpt.baseline)}`);

@@ -315,11 +315,31 @@ export const sloSearchSchema = z
       .describe(
         'Named MLPerf latency constraints (TTFT and TPOT at the 99th percentile), used for any SLO the plan does not set.',
       ),
+    tolerance: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.95)
+      .describe(
+        'A probe passes only if it achieved at least this share of its offered load over its steady window (rate: completions/s vs arrivals/s; concurrency: requests held in flight).',
+      ),
+    max_probe_requests: positiveInt
+      .default(10000)
+      .describe(
+        'Bound on the measured requests of one probe. A probe is sized to reach the sample floor the share needs (662 for 99%, as the p99 tail rule); a probe this bound cuts short may be inconclusive.',
+      ),
+    max_probe_s: z
+      .number()
+      .positive()
+      .default(300)
+      .describe(
+        'Bound on the seconds one probe sends for: a rate probe sends at most rate × this many requests, and every probe stops sending after it.',
+      ),
   })
   .strict()
   .refine((v) => v.min <= v.max, { message: 'slo_search: min must be <= max' })
   .describe(
-    'load.kind: slo_search. Each probe runs as one level (requests/duration/warmup as for other kinds).',
+    'load.kind: slo_search. Each probe runs as one level, sized to reach the sample floor of `share` (at least load.requests; load.duration does not apply), within max_probe_requests and max_probe_s.',
   );
 
 export const loadSchema = z

@@ -5,7 +5,7 @@
 // when their brackets do not overlap. Pure: renderers (slo-search-section.ts) turn it into text.
 
 import type { LoadedRun } from '../results/layout.js';
-import type { SloSearchRecord } from '../results/slo-search-record.js';
+import type { SloProbeEvidenceRecord, SloSearchRecord } from '../results/slo-search-record.js';
 import { formatChange, formatPercent } from './format.js';
 
 export interface SloSearchProbeRow {
@@ -14,6 +14,11 @@ export interface SloSearchProbeRow {
   value: number;
   share: number;
   passed: boolean;
+  outcome: 'pass' | 'fail' | 'inconclusive';
+  /** Why, in words (absent in files written before probes carried it). */
+  reason: string | null;
+  repeat: boolean;
+  evidence: SloProbeEvidenceRecord | null;
 }
 
 export type SloSearchView =
@@ -38,6 +43,10 @@ export type SloSearchView =
       answer: string;
       sloText: string;
       stoppedText: string;
+      /** What the answer rests on: offered vs achieved, steady window, share with its sample count. */
+      evidenceText: string | null;
+      /** Loads that failed below a passed one (each end probed again), in words; empty when monotonic. */
+      nonMonotonicText: string[];
       probes: SloSearchProbeRow[];
     };
 
@@ -78,6 +87,8 @@ function stoppedText(r: SloSearchRecord, by: ReadView['stoppedBy']): string {
       return 'even the search minimum failed';
     case 'max-probes':
       return 'the probe limit (max_probes) was reached before the bracket narrowed to the precision';
+    case 'inconclusive':
+      return 'a probe was inconclusive (too few samples to judge the share within max_probe_requests / max_probe_s): start higher or raise those bounds';
   }
 }
 
@@ -91,6 +102,40 @@ function answer(r: SloSearchRecord): string {
       ? `lowest failing probe: ${loadWords(r.over, r.firstFail)}`
       : 'no probe failed: at least this';
   return `highest ${what} meeting the SLOs for ${share} of requests: ${loadWords(r.over, r.best)} (${bracket})`;
+}
+
+const num = (v: number) => String(Number(v.toPrecision(3)));
+
+/** "achieved 35.6 of 36.1 req/s (99%) over a 20.3 s steady window; 99.9% of 700 judged requests met the SLOs (≥662 needed)". */
+export function evidenceWords(e: SloProbeEvidenceRecord): string {
+  const what = e.unit === 'req/s' ? 'req/s' : 'in flight';
+  const held = `achieved ${num(e.achieved)} of ${num(e.offered)} ${what} (${formatPercent(e.offered > 0 ? e.achieved / e.offered : 0)})`;
+  const window = e.steady
+    ? ` over a ${num(e.steady.windowS)} s steady window (ramp-up ${num(e.steady.rampUpS)} s, drain ${num(e.steady.drainS)} s)`
+    : ' (no steady window)';
+  const need = e.floor === null ? 'no sample count shows 100%' : `≥${e.floor} needed`;
+  const share = e.samples > 0 ? formatPercent(e.met / e.samples) : 'none';
+  return `${held}${window}; ${share} of ${e.samples} judged requests met the SLOs (${need})`;
+}
+
+function answerEvidence(r: SloSearchRecord): string | null {
+  if (r.best === null) return null;
+  const p = [...r.probes].reverse().find((q) => q.value === r.best && q.passed);
+  if (!p?.evidence) return null;
+  return `at ${loadWords(r.over, r.best)}: ${evidenceWords(p.evidence)}${r.tolerance !== undefined ? `; a probe must achieve ${formatPercent(r.tolerance)} of its offered load` : ''}`;
+}
+
+const outcomeOf = (p: SloSearchRecord['probes'][number]) => p.outcome ?? (p.passed ? 'pass' : 'fail');
+
+function nonMonotonicText(r: SloSearchRecord): string[] {
+  return (r.nonMonotonic ?? []).map((q) => {
+    const at = (v: number) =>
+      r.probes
+        .filter((p) => p.value === v)
+        .map(outcomeOf)
+        .join(', ');
+    return `not monotonic: ${loadWords(r.over, q.failedAt)} failed below a pass at ${loadWords(r.over, q.passedAt)}; both probed again (${bare(q.failedAt)}: ${at(q.failedAt)}; ${bare(q.passedAt)}: ${at(q.passedAt)}); a load counts as passed only when every probe of it passed`;
+  });
 }
 
 export function sloSearchView(run: LoadedRun): SloSearchView | null {
@@ -114,7 +159,18 @@ export function sloSearchView(run: LoadedRun): SloSearchView | null {
     answer: answer(r),
     sloText: sloText(r.slo, r.preset),
     stoppedText: stoppedText(r, by),
-    probes: r.probes.map((p, i) => ({ order: i + 1, value: p.value, share: p.share, passed: p.passed })),
+    evidenceText: answerEvidence(r),
+    nonMonotonicText: nonMonotonicText(r),
+    probes: r.probes.map((p, i) => ({
+      order: i + 1,
+      value: p.value,
+      share: p.share,
+      passed: p.passed,
+      outcome: outcomeOf(p),
+      reason: p.reason ?? null,
+      repeat: p.repeat === true,
+      evidence: p.evidence ?? null,
+    })),
   };
 }
 

@@ -5,27 +5,63 @@
 // section, CSV adds rows, JSON carries the section as it is.
 
 import { formatPercent } from './format.js';
-import { loadWords, type SloSearchSection, type SloSearchView } from './slo-search-model.js';
+import { evidenceWords, loadWords, type SloSearchSection, type SloSearchView } from './slo-search-model.js';
 
 type ReadView = Extract<SloSearchView, { status: 'read' }>;
 
 export const SLO_SEARCH_TITLE = 'SLO search';
-export const PROBE_HEADER = ['#', 'load', 'met the SLOs', 'result'];
+export const PROBE_HEADER = [
+  '#',
+  'load',
+  'offered',
+  'achieved',
+  'steady s',
+  'judged',
+  'met the SLOs',
+  'result',
+];
+/** Columns right-aligned in Markdown and HTML (the rest are text). */
+const TEXT_COLUMNS = new Set([1, 7]);
 
-export function probeRows(v: ReadView): string[][] {
-  return v.probes.map((p) => [
-    String(p.order),
-    loadWords(v.over, p.value),
-    formatPercent(p.share),
-    p.passed ? 'pass' : 'fail',
-  ]);
+type ProbeRow = ReadView['probes'][number];
+const num = (v: number) => String(Number(v.toPrecision(3)));
+
+/** The outcome with a short why: "fail: not sustained", "inconclusive: too few samples". */
+function resultWords(p: ProbeRow): string {
+  const repeat = p.repeat ? ' (repeat)' : '';
+  if (p.outcome === 'pass') return `pass${repeat}`;
+  const e = p.evidence;
+  let why = '';
+  if (p.outcome === 'inconclusive') why = e?.steady ? 'too few samples' : 'no steady window';
+  else if (p.reason?.startsWith('stopped by its error rate')) why = 'error-rate stop';
+  else if (e && !e.sustained) why = 'not sustained';
+  else if (e) why = 'share below target';
+  return `${p.outcome}${why ? `: ${why}` : ''}${repeat}`;
 }
 
-/** The facts under the answer: SLOs and share, precision, what stopped the search. */
+export function probeRows(v: ReadView): string[][] {
+  return v.probes.map((p) => {
+    const e = p.evidence;
+    return [
+      String(p.order),
+      loadWords(v.over, p.value),
+      e ? num(e.offered) : '—',
+      e ? `${num(e.achieved)} (${formatPercent(e.offered > 0 ? e.achieved / e.offered : 0)})` : '—',
+      e?.steady ? num(e.steady.windowS) : '—',
+      e ? `${e.samples}${e.floor !== null && e.samples < e.floor ? ` (<${e.floor})` : ''}` : '—',
+      formatPercent(p.share),
+      resultWords(p),
+    ];
+  });
+}
+
+/** The facts under the answer: its evidence, SLOs and share, precision, what stopped the search, non-monotonic pairs. */
 export function searchFacts(v: ReadView): string[] {
   return [
+    ...(v.evidenceText ? [`evidence ${v.evidenceText}`] : []),
     `SLOs: ${v.sloText}, for ${formatPercent(v.requiredShare)} of requests`,
     `precision: ${loadWords(v.over, v.precision).replace('concurrency ', '')}; stopped: ${v.stoppedText}`,
+    ...v.nonMonotonicText,
   ];
 }
 
@@ -67,7 +103,10 @@ export function sloSearchMarkdownLines(
     }
     out.push('', `**${mdEscape(v.run)}**: ${mdEscape(v.answer)}`, '');
     out.push(...searchFacts(v).map((f) => `- ${mdEscape(f)}`), '');
-    out.push(`| ${PROBE_HEADER.join(' | ')} |`, '|---:|---:|---:|---|');
+    out.push(
+      `| ${PROBE_HEADER.join(' | ')} |`,
+      `|${PROBE_HEADER.map((_, i) => (TEXT_COLUMNS.has(i) ? '---' : '---:')).join('|')}|`,
+    );
     for (const r of probeRows(v)) out.push(`| ${r.map(mdEscape).join(' | ')} |`);
   }
   if (s.verdicts.length) out.push('', ...s.verdicts.map((t) => `- ${mdEscape(t)}`));
@@ -90,10 +129,11 @@ export function sloSearchHtml(s: SloSearchSection | undefined, esc: (s: string) 
         .map((f) => `<li>${esc(f)}</li>`)
         .join('')}</ul>`,
     );
-    const head = PROBE_HEADER.map((c, i) => `<th${i === 3 ? ' class="text"' : ''}>${esc(c)}</th>`).join('');
+    const cls = (i: number) => (TEXT_COLUMNS.has(i) ? ' class="text"' : '');
+    const head = PROBE_HEADER.map((c, i) => `<th${cls(i)}>${esc(c)}</th>`).join('');
     const rows = probeRows(v).map(
       (r, i) =>
-        `<tr class="${v.probes[i].passed ? '' : 'worse'}">${r.map((c, j) => `<td${j === 3 ? ' class="text"' : ''}>${esc(c)}</td>`).join('')}</tr>`,
+        `<tr class="${v.probes[i].passed ? '' : 'worse'}">${r.map((c, j) => `<td${cls(j)}>${esc(c)}</td>`).join('')}</tr>`,
     );
     h.push(`<table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`);
   }
@@ -146,8 +186,23 @@ export function sloSearchCsvRows(s: SloSearchSection | undefined): SloSearchCsvR
         kind: v.over,
         value: p.share,
         load: p.value,
-        note: `probe ${p.order}: ${p.passed ? 'pass' : 'fail'} (needs ${formatPercent(v.requiredShare)})`,
+        note: `probe ${p.order}: ${p.reason ? `${p.outcome}: ${p.reason}` : resultWords(p)} (needs ${formatPercent(v.requiredShare)})`,
       })),
+      ...v.probes.flatMap((p) => {
+        const e = p.evidence;
+        if (!e) return [];
+        return [
+          {
+            run: v.run,
+            metric: 'slo_search_probe_achieved',
+            unit: e.unit,
+            kind: v.over,
+            value: e.achieved,
+            load: p.value,
+            note: `probe ${p.order}: ${evidenceWords(e)}`,
+          },
+        ];
+      }),
     ];
   });
 }

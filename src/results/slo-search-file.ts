@@ -18,7 +18,19 @@ export function writeSloSearchRecord(dir: string, record: Omit<SloSearchRecord, 
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const numOrNull = (v: unknown): boolean => v === null || num(v);
-const STOPS = ['precision', 'max-passed', 'min-failed', 'max-probes'];
+const STOPS = ['precision', 'max-passed', 'min-failed', 'max-probes', 'inconclusive'];
+const OUTCOMES = [undefined, 'pass', 'fail', 'inconclusive'];
+
+function isEvidence(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return (
+    (e.unit === 'req/s' || e.unit === 'concurrency') &&
+    [e.offered, e.achieved, e.samples, e.met, e.sent].every(num) &&
+    numOrNull(e.floor) &&
+    typeof e.sustained === 'boolean'
+  );
+}
 
 /** Why `doc` is not a search record, or null when it is one. */
 function shapeProblem(doc: unknown): string | null {
@@ -39,9 +51,12 @@ function shapeProblem(doc: unknown): string | null {
       q === null ||
       !num(q.value) ||
       !num(q.share) ||
-      typeof q.passed !== 'boolean'
+      typeof q.passed !== 'boolean' ||
+      !OUTCOMES.includes(q.outcome as string | undefined)
     )
-      return `probe ${i + 1} is not { value, share, passed }`;
+      return `probe ${i + 1} is not { value, share, passed, outcome? }`;
+    if (q.evidence !== undefined && !isEvidence(q.evidence))
+      return `probe ${i + 1} has evidence that is not { offered, achieved, samples, met, floor, … }`;
   }
   return null;
 }

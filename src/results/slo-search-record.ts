@@ -4,11 +4,36 @@
 export const SLO_SEARCH_FILE = 'slo-search.json';
 export const SLO_SEARCH_SCHEMA = 'benchgate.slo-search/1';
 
+/** What a probe held and how its share was judged (absent in files written before probes carried it). */
+export interface SloProbeEvidenceRecord {
+  /** requests/s (open loop) or requests in flight (closed loop). */
+  unit: 'req/s' | 'concurrency';
+  /** Offered and achieved over the probe's steady window. */
+  offered: number;
+  achieved: number;
+  /** achieved ≥ tolerance × offered. */
+  sustained: boolean;
+  steady: { windowS: number; rampUpS: number; drainS: number } | null;
+  /** Requests judged (the steady window's), those meeting every SLO, and the sample floor of the share (null: no count can show a share of 100%). */
+  samples: number;
+  met: number;
+  floor: number | null;
+  /** Measured requests the probe sent. */
+  sent: number;
+}
+
 export interface SloSearchProbeRecord {
   value: number;
-  /** Share of the probe's measured requests meeting every SLO (0–1). */
+  /** Share of the probe's judged requests meeting every SLO (0–1). */
   share: number;
   passed: boolean;
+  /** pass, fail, or inconclusive (too few samples); absent in older files (then passed decides). */
+  outcome?: 'pass' | 'fail' | 'inconclusive';
+  /** Why, in words (held load, share with its sample count). */
+  reason?: string;
+  /** True when the probe repeated a load to settle a non-monotonic pair. */
+  repeat?: boolean;
+  evidence?: SloProbeEvidenceRecord;
 }
 
 export interface SloSearchRecord {
@@ -23,7 +48,11 @@ export interface SloSearchRecord {
   /** Lowest value that failed; null when the search's max passed. */
   firstFail: number | null;
   probes: SloSearchProbeRecord[];
-  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes';
+  /** Loads that failed below a load that passed; both ends were probed again (absent in older files). */
+  nonMonotonic?: { failedAt: number; passedAt: number }[];
+  /** Share of the offered load a probe had to achieve (absent in older files, which never checked it). */
+  tolerance?: number;
+  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes' | 'inconclusive';
   /** True when the run was interrupted before the search ended (absent in files before this field). */
   interrupted?: boolean;
 }

@@ -84,7 +84,7 @@ export async function prepareLevel(
 ): Promise<PreparedLevel> {
   const { plan } = c;
   const durationS = plan.load.duration === undefined ? null : parseDurationS(plan.load.duration);
-  const requests = plan.load.requests ?? (durationS === null ? 100 : null);
+  const requests = o.probe?.requests ?? plan.load.requests ?? (durationS === null ? 100 : null);
   const at = levelOf(plan, li, o);
   // A server that restarted (or died) during the previous level is waited for, up to expect.wait.
   const waitServer = () =>
@@ -102,7 +102,7 @@ export async function prepareLevel(
     levelIndex: li,
     level: key,
     requests: work.requests,
-    durationMs: durationS === null ? null : durationS * 1000,
+    durationMs: o.probe?.durationMs ?? (durationS === null ? null : durationS * 1000),
     warmup: work.unmeasured,
     arrival: plan.load.arrival,
     burstiness: plan.load.burstiness,

@@ -70,8 +70,11 @@ export interface RunLevelOptions {
   signal?: AbortSignal;
   /** Drift check after the level; an invalid result marks the level invalid. */
   afterLevel?: (levelIndex: number) => Promise<LevelValidity>;
-  /** A level not in plan.load.levels (an SLO-search probe): its key, and the SLOs to judge it by. */
-  probe?: { level: LevelKey; slo: Plan['slo'] };
+  /**
+   * A level not in plan.load.levels (an SLO-search probe): its key, the SLOs to judge it by, and its
+   * own size (measured requests and a time bound) in place of load.requests and load.duration.
+   */
+  probe?: { level: LevelKey; slo: Plan['slo']; requests?: number; durationMs?: number };
   /** Repeated trials (load.trials): this level is trial `index` of plan level `planLevel`, stored at the index given. */
   trial?: { index: number; planLevel: number };
   /** Awaited once the level is prepared, just before its first request (a shard waits for the common start). */

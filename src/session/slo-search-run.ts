@@ -1,24 +1,35 @@
 // Drives load.kind: slo_search through a session: each probe the pure search (load/slo-search.ts)
-// proposes runs as one level of the run (index after the last), judged against the plan's SLOs filled
-// in from the named preset; every probe is kept as a level summary and the outcome is written to
-// slo-search.json (results/slo-search-file.ts). `bench` runs every probe into one run store; the matrix
-// passes its own probe runner (each probe its own level directory, checked for crashes and drift).
+// proposes runs as one level of the run (index after the last), sized to reach the sample floor of the
+// required share within the plan's bounds, and is judged on its records (session/slo-probe.ts): did it
+// hold its offered load over a steady window, and did enough of that window's requests meet the SLOs
+// (the plan's, filled in from the named preset)? Every probe is kept as a level summary and the outcome,
+// with each probe's evidence, is written to slo-search.json (results/slo-search-file.ts). `bench` runs
+// every probe into one run store; the matrix passes its own probe runner (each probe its own level
+// directory, checked for crashes and drift).
 
+import { join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
-import { SloSearch, type SloSearchResult } from '../load/slo-search.js';
+import { type ProbeOutcome, SloSearch, type SloSearchResult } from '../load/slo-search.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { SLO_PRESETS } from '../plan/slo-presets.js';
 import { type LevelKey, levelLabel } from '../records/level-key.js';
+import type { RequestRecord } from '../records/request-record.js';
+import { REQUESTS_FILE } from '../results/layout.js';
+import { forEachStoredRecord } from '../results/level-from-file.js';
 import type { RunStore } from '../results/run-store.js';
 import { writeSloSearchRecord } from '../results/slo-search-file.js';
+import type { SloSearchProbeRecord } from '../results/slo-search-record.js';
 import type { LevelOutcome, LevelValidity, Session } from './session.js';
+import { judgeProbe, type ProbeJudgement, probeRequests } from './slo-probe.js';
 
 export interface SloSearchRun {
   levels: LevelSummary[];
   result: SloSearchResult;
   interrupted: boolean;
 }
+
+type SearchSpec = NonNullable<Plan['load']['slo_search']>;
 
 /** The SLOs a probe is judged by: the plan's, with the preset's limits for any the plan leaves out. */
 export function searchSlo(plan: Plan): Plan['slo'] {
@@ -34,11 +45,16 @@ export function searchSlo(plan: Plan): Plan['slo'] {
   return slo;
 }
 
-/** Runs one probe as level `levelIndex`, judged by `probe.slo`; the matrix supplies its own. */
-export type ProbeRunner = (
-  levelIndex: number,
-  probe: { level: LevelKey; slo: Plan['slo'] },
-) => Promise<LevelOutcome>;
+/** One probe: the level to run, the SLOs it is judged by, and its size. */
+export interface ProbeRequest {
+  level: LevelKey;
+  slo: Plan['slo'];
+  requests: number;
+  durationMs: number;
+}
+
+/** Runs one probe as level `levelIndex`; the matrix supplies its own. */
+export type ProbeRunner = (levelIndex: number, probe: ProbeRequest) => Promise<LevelOutcome>;
 
 /** The search through one session into one run store (`bench`): every probe a level of the run. */
 export async function runSloSearch(
@@ -50,21 +66,87 @@ export async function runSloSearch(
     outDir: store.dir,
     signal: o.signal,
     note: o.note,
+    requestsFile: () => join(store.dir, REQUESTS_FILE),
     runProbe: (li, probe) =>
       session.runLevel(li, { store, signal: o.signal, afterLevel: o.afterLevel, probe }),
   });
 }
 
+/** The measured records of level `levelIndex` in a requests.jsonl. */
+async function probeRecords(file: string, levelIndex: number): Promise<RequestRecord[]> {
+  const out: RequestRecord[] = [];
+  await forEachStoredRecord(file, (r) => {
+    if (r.levelIndex === levelIndex && !r.warmup) out.push(r);
+  });
+  return out;
+}
+
+const pct = (v: number) => `${Number((v * 100).toFixed(1))}%`;
+
+/** The probe's level key, size and the line announcing it. */
+function planProbe(
+  plan: Plan,
+  spec: SearchSpec,
+  v: number,
+  slo: Plan['slo'],
+  retryOf: ProbeJudgement | undefined,
+): { probe: ProbeRequest; line: string } {
+  const level: LevelKey =
+    spec.over === 'concurrency'
+      ? { kind: 'concurrency', value: v }
+      : { kind: 'rate', value: v, maxConcurrency: plan.load.max_concurrency ?? null };
+  // a retry of an inconclusive probe: as many more as its steady window fell short of the floor, +10%
+  const e = retryOf?.evidence;
+  const grown = e?.floor ? Math.ceil((e.sent * e.floor * 1.1) / Math.max(1, e.samples)) : 0;
+  const requests = probeRequests(level, {
+    share: spec.share,
+    atLeast: Math.max(plan.load.requests ?? 0, grown),
+    maxRequests: spec.max_probe_requests,
+    maxS: spec.max_probe_s,
+  });
+  const time = level.kind === 'rate' ? ` over ~${Math.round(requests / v)} s` : '';
+  return {
+    probe: { level, slo, requests, durationMs: spec.max_probe_s * 1000 },
+    line: `benchgate: slo_search probe at ${levelLabel(level)}: ${requests} measured requests${time} (at most ${spec.max_probe_s} s).`,
+  };
+}
+
+/** How the probe came out, judged on its records; a probe stopped by its error rate fails. */
+async function judge(
+  o: { requestsFile: (li: number) => string },
+  li: number,
+  r: LevelOutcome,
+  probe: ProbeRequest,
+  spec: SearchSpec,
+): Promise<ProbeJudgement> {
+  const records = await probeRecords(o.requestsFile(li), li);
+  const j = judgeProbe(probe.level, records, {
+    slo: probe.slo,
+    share: spec.share,
+    tolerance: spec.tolerance,
+  });
+  if (r.stop) return { ...j, outcome: 'fail', reason: `stopped by its error rate; ${j.reason}` };
+  return j;
+}
+
+const outcomeWord = (o: ProbeOutcome) => (o === 'inconclusive' ? 'inconclusive' : o);
+
 /** The search with a given probe runner; slo-search.json goes to `outDir` once the search ends or is interrupted. */
 export async function searchThroughSession(
   session: Session,
-  o: { outDir: string; runProbe: ProbeRunner; signal?: AbortSignal; note: (s: string) => void },
+  o: {
+    outDir: string;
+    runProbe: ProbeRunner;
+    /** The requests.jsonl that holds probe `li`'s records. */
+    requestsFile: (li: number) => string;
+    signal?: AbortSignal;
+    note: (s: string) => void;
+  },
 ): Promise<SloSearchRun> {
   const plan = session.plan;
   const spec = plan.load.slo_search;
   if (!spec) throw new BenchgateError('BG_E_PLAN_INVALID', 'load.kind slo_search needs a slo_search: block.');
   const slo = searchSlo(plan);
-  const concurrency = spec.over === 'concurrency';
   const search = new SloSearch({
     start: spec.start,
     precision: spec.precision,
@@ -72,27 +154,23 @@ export async function searchThroughSession(
     max: spec.max,
     growth: spec.growth,
     maxProbes: spec.max_probes,
-    integer: concurrency,
+    integer: spec.over === 'concurrency',
   });
   const levels: LevelSummary[] = [];
+  const judged: ProbeJudgement[] = [];
   let interrupted = false;
-  let cappedNoted = false;
   for (let v = search.next(); v !== null; v = search.next()) {
     if (o.signal?.aborted) {
       interrupted = true;
       break;
     }
-    const sent = plan.load.requests;
-    if (concurrency && sent !== undefined && v > sent && !cappedNoted) {
-      cappedNoted = true;
-      o.note(
-        `benchgate: slo_search: probes above concurrency ${sent} send only load.requests = ${sent} measured requests, so they never hold more than ${sent} in flight; raise --requests (load.requests in a plan), or set load.slo_search.max, to measure them.`,
-      );
-    }
-    const level: LevelKey = concurrency
-      ? { kind: 'concurrency', value: v }
-      : { kind: 'rate', value: v, maxConcurrency: plan.load.max_concurrency ?? null };
-    const r = await o.runProbe(levels.length, { level, slo });
+    const previous = judged.at(-1);
+    const retryOf =
+      previous?.outcome === 'inconclusive' && search.probes.at(-1)?.value === v ? previous : undefined;
+    const { probe, line } = planProbe(plan, spec, v, slo, retryOf);
+    o.note(line);
+    const li = levels.length;
+    const r = await o.runProbe(li, probe);
     levels.push(r.summary);
     if (r.interrupted) {
       interrupted = true;
@@ -104,13 +182,10 @@ export async function searchThroughSession(
       interrupted = true;
       break;
     }
-    const share = r.summary.goodput?.fraction ?? 0;
-    // a probe stopped by its error rate fails whatever share of the requests it sent met the SLOs
-    const passed = share >= spec.share && r.stop === null;
-    search.report(v, share, passed);
-    o.note(
-      `benchgate: slo_search at ${levelLabel(level)}: ${(share * 100).toFixed(1)}% met the SLOs (${passed ? 'pass' : r.stop ? 'fail: stopped by its error rate' : 'fail'}).`,
-    );
+    const j = await judge(o, li, r, probe, spec);
+    judged.push(j);
+    search.report(v, j.share, j.outcome);
+    o.note(`benchgate: slo_search at ${levelLabel(probe.level)}: ${outcomeWord(j.outcome)}: ${j.reason}.`);
   }
   const result = search.result();
   writeSloSearchRecord(o.outDir, {
@@ -119,11 +194,19 @@ export async function searchThroughSession(
     slo,
     preset: spec.preset ?? null,
     precision: spec.precision,
+    tolerance: spec.tolerance,
     ...result,
+    probes: result.probes.map(
+      (p, i): SloSearchProbeRecord => ({ ...p, reason: judged[i]?.reason, evidence: judged[i]?.evidence }),
+    ),
     interrupted,
   });
-  o.note(
-    `benchgate: slo_search: highest ${spec.over} meeting the SLOs for ${(spec.share * 100).toFixed(1)}% of requests: ${result.best ?? 'none'} (lowest failing: ${result.firstFail ?? 'none'}; stopped by ${interrupted ? 'an interruption' : result.stoppedBy}).`,
-  );
+  o.note(finalLine(spec, result, interrupted));
   return { levels, result, interrupted };
+}
+
+function finalLine(spec: SearchSpec, result: SloSearchResult, interrupted: boolean): string {
+  const pairs = result.nonMonotonic.map((p) => `${p.failedAt} failed below a pass at ${p.passedAt}`);
+  const nonMono = pairs.length ? `; not monotonic: ${pairs.join(', ')} (both re-probed)` : '';
+  return `benchgate: slo_search: highest ${spec.over} sustained with ${pct(spec.share)} of requests meeting the SLOs: ${result.best ?? 'none'} (lowest failing: ${result.firstFail ?? 'none'}; stopped by ${interrupted ? 'an interruption' : result.stoppedBy}${nonMono}).`;
 }

@@ -94,7 +94,11 @@ describe('slo_search against the simulator', () => {
     expect(s.slo).toEqual({ ttft_ms: 45 });
     expect(s.firstFail).not.toBeNull();
     if (s.best !== null) expect(s.best).toBeLessThan(s.firstFail);
-    expect(notes.some((n) => n.includes('slo_search: highest concurrency meeting the SLOs'))).toBe(true);
+    expect(
+      notes.some((n) =>
+        n.includes('slo_search: highest concurrency sustained with 90% of requests meeting the SLOs'),
+      ),
+    ).toBe(true);
     // each probe counts against max_probes, never "level 11/3" (issue 24 item 14)
     const max =
       res.summary.levels.length > 0
@@ -105,9 +109,10 @@ describe('slo_search against the simulator', () => {
 
   it('fills the SLOs from a named MLPerf preset', async () => {
     const { res } = await run('slo-search.yaml', (p) => {
-      p.load.requests = 4;
+      p.target.url = undefined;
       p.load.slo_search = {
         ...(p.load.slo_search as NonNullable<typeof p.load.slo_search>),
+        share: 0.5, // 13 requests per probe
         start: 64,
         max: 64,
       };

@@ -24,6 +24,8 @@ export interface GenerationSpec {
    * (greedy-tokens.ts), so the same prompt gets the same tokens; null for sampled requests.
    */
   greedyKey: number | null;
+  /** Logprobs asked for (logprobs.ts logprobAsk): how many top tokens per position; null or absent: none. */
+  topLogprobs?: number | null;
 }
 
 /** Which stream fault (if any) hits this request, decided at arrival. */

@@ -18,6 +18,7 @@ import {
   llamacppStartLines,
 } from './llamacpp-logs.js';
 import { llamacppMetrics } from './llamacpp-metrics.js';
+import { logprobAsk } from './logprobs.js';
 import { specGuessTokens } from './served-config.js';
 import { applyChatTemplate, type ChatMessage, countTokens, tokenize } from './tokenizer.js';
 
@@ -104,6 +105,7 @@ function completionRoute(path: string, chat: boolean): Route {
       specGuessTokens: specGuessTokens(ctx.served),
       renderer: (id) => new LlamacppEvents(id, includeUsage),
       greedyKey: body.temperature === 0 ? promptKey(text) : null,
+      topLogprobs: logprobAsk(chat ? 'chat' : 'completions', body),
     });
   });
 }

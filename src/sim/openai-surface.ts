@@ -7,6 +7,7 @@ import { sglangCrashLines } from './engine-logs.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { promptKey } from './greedy-tokens.js';
 import { sendJson, sendVllmError } from './http-util.js';
+import { logprobAsk } from './logprobs.js';
 import { specGuessTokens } from './served-config.js';
 import { applyChatTemplate, type ChatMessage, tokenize } from './tokenizer.js';
 import { openaiConfig } from './vllm-args.js';
@@ -71,6 +72,7 @@ function completionRoute(path: string, chat: boolean): Route {
         continuousUsage: so.continuous_usage_stats === true,
         specGuessTokens: specGuessTokens(ctx.served),
         greedyKey: body.temperature === 0 ? promptKey(chat ? body.messages : body.prompt) : null,
+        topLogprobs: logprobAsk(chat ? 'chat' : 'completions', body),
       });
     },
   };

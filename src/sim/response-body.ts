@@ -1,8 +1,9 @@
 // The one-body (non-streaming) answers of a generation request: SGLang native (`text`, `meta_info`)
-// and OpenAI completions / chat, with the usage the engines report.
+// and OpenAI completions / chat, with the usage the engines report and, when asked, logprobs.
 
 import { monoNowMs } from '../core/clock.js';
 import type { GenerationSpec } from './generation-spec.js';
+import { answerLogprobs, logprobFields } from './logprobs.js';
 import type { SimRequest } from './request.js';
 
 function usage(req: SimRequest) {
@@ -46,7 +47,13 @@ export function completeBody(
   created: number,
 ): unknown {
   const text = output.text;
-  if (spec.api === 'native') return { text, output_ids: output.outputIds, meta_info: metaInfo(r, spec) };
+  const asked = spec.topLogprobs ?? null;
+  const lps =
+    asked === null ? null : logprobFields(spec.api, answerLogprobs(spec.greedyKey, output.outputIds, asked));
+  if (spec.api === 'native') {
+    const meta = metaInfo(r, spec);
+    return { text, output_ids: output.outputIds, meta_info: lps ? { ...meta, ...(lps as object) } : meta };
+  }
   const base = { id, created, model: spec.model };
   if (spec.api === 'chat') {
     return {
@@ -56,7 +63,7 @@ export function completeBody(
         {
           index: 0,
           message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
-          logprobs: null,
+          logprobs: lps,
           finish_reason: 'length',
           stop_reason: null,
         },
@@ -67,7 +74,7 @@ export function completeBody(
   return {
     ...base,
     object: 'text_completion',
-    choices: [{ index: 0, text, logprobs: null, finish_reason: 'length', stop_reason: null }],
+    choices: [{ index: 0, text, logprobs: lps, finish_reason: 'length', stop_reason: null }],
     usage: usage(r),
   };
 }

@@ -22,6 +22,7 @@ import {
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { promptKey } from './greedy-tokens.js';
 import { sendJson, sendOpenAiError, sendText } from './http-util.js';
+import { logprobAsk } from './logprobs.js';
 import { sglangMetrics } from './metrics-text.js';
 import { openAiRoutes } from './openai-surface.js';
 import { modelConfigOf } from './scheduler-factory.js';
@@ -97,6 +98,7 @@ const GENERATE_ROUTE: Route = {
       continuousUsage: false,
       specGuessTokens: specGuessTokens(ctx.served),
       greedyKey: sp.temperature === 0 ? promptKey(body.text ?? body.input_ids) : null,
+      topLogprobs: logprobAsk('native', body),
     });
   },
 };
