@@ -88,9 +88,15 @@ export function alignLevels(runs: readonly LoadedRun[]): AlignedRow[] {
   return ordered;
 }
 
-/** The most trials any level of `run` has in the aligned rows (1 without repeated trials). */
+/**
+ * The most trials any level of `run` has in the aligned rows (1 without repeated trials). Only levels
+ * tagged as trials count: an SLO search that probed one load twice ran it again, not as a trial.
+ */
 export function trialsOf(rows: readonly AlignedRow[], run: string): number {
   let most = 1;
-  for (const r of rows) most = Math.max(most, r.perRun.get(run)?.trials.length ?? 1);
+  for (const r of rows) {
+    const tagged = r.perRun.get(run)?.trials.filter((t) => t.trial !== undefined).length ?? 0;
+    most = Math.max(most, tagged);
+  }
   return most;
 }

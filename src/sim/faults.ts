@@ -29,23 +29,6 @@ export interface Faults {
   closeAfterStream: boolean;
 }
 
-export const FAULT_NAMES = [
-  'crash-on-first-decode',
-  'slow-start',
-  'slow',
-  'stall-stream',
-  'malformed-chunk',
-  'reset-mid-stream',
-  'http-errors',
-  'stale-log',
-  'config-drift',
-  'restart-after',
-  'spec-diverge',
-  'ignore-max-tokens',
-  'huge-models',
-  'close-after-stream',
-] as const;
-
 export function noFaults(): Faults {
   return {
     crashOnFirstDecode: false,
@@ -77,90 +60,83 @@ function fraction(spec: string, value: string | undefined): number {
   return n;
 }
 
+/** A number read from a fault's value, or the error saying what was expected. */
+function numberOf(
+  spec: string,
+  value: string | undefined,
+  ok: (n: number) => boolean,
+  expected: string,
+): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isFinite(n) || !ok(n)) throw bad(spec, expected);
+  return n;
+}
+
+function flag(spec: string, value: string | undefined): true {
+  if (value !== undefined) throw bad(spec, 'no value');
+  return true;
+}
+
+type Setter = (f: Faults, spec: string, value: string | undefined) => void;
+
+/** How each fault reads its value into `Faults`: one row per fault name. */
+const SETTERS = {
+  'crash-on-first-decode': (f, spec, v) => (f.crashOnFirstDecode = flag(spec, v)),
+  'slow-start': (f, spec, v) =>
+    (f.slowStartS = numberOf(spec, v, (n) => n >= 0, 'a number of seconds, e.g. slow-start=30')),
+  slow: (f, spec, v) =>
+    (f.slowFactor = numberOf(spec, v, (n) => n >= 1, 'a slow-down factor of at least 1, e.g. slow=1.5')),
+  'stall-stream': (f, spec, v) => (f.stallStream = fraction(spec, v)),
+  'malformed-chunk': (f, spec, v) => (f.malformedChunk = fraction(spec, v)),
+  'reset-mid-stream': (f, spec, v) => (f.resetMidStream = fraction(spec, v)),
+  'http-errors': (f, spec, v) => {
+    if (v === undefined) throw bad(spec, 'a rate, e.g. http-errors=0.1');
+    f.httpErrors = fraction(spec, v);
+  },
+  'stale-log': (f, spec, v) => (f.staleLog = flag(spec, v)),
+  'config-drift': (f, spec, v) => (f.configDrift = flag(spec, v)),
+  'restart-after': (f, spec, v) =>
+    (f.restartAfter = numberOf(
+      spec,
+      v,
+      (n) => Number.isInteger(n) && n >= 1,
+      'a positive whole number of requests, e.g. restart-after=50',
+    )),
+  'spec-diverge': (f, spec, v) =>
+    (f.specDivergeAt = numberOf(
+      spec,
+      v,
+      (n) => Number.isInteger(n) && n >= 0,
+      'a token position (a whole number from 0), e.g. spec-diverge=8',
+    )),
+  'ignore-max-tokens': (f, spec, v) => (f.ignoreMaxTokens = fraction(spec, v)),
+  'huge-models': (f, spec, v) =>
+    (f.hugeModelsMiB = numberOf(
+      spec,
+      v,
+      (n) => n > 0 && n <= 65536,
+      'a size in MiB (more than 0, at most 65536), e.g. huge-models=64',
+    )),
+  'close-after-stream': (f, spec, v) => (f.closeAfterStream = flag(spec, v)),
+} satisfies Record<string, Setter>;
+
+export const FAULT_NAMES = Object.keys(SETTERS) as (keyof typeof SETTERS)[];
+
 export function parseFaults(specs: string[] | undefined): Faults {
   const f = noFaults();
   for (const spec of specs ?? []) {
     const eq = spec.indexOf('=');
     const name = eq >= 0 ? spec.slice(0, eq) : spec;
     const value = eq >= 0 ? spec.slice(eq + 1) : undefined;
-    const noValue = () => {
-      if (value !== undefined) throw bad(spec, 'no value');
-    };
-    switch (name) {
-      case 'crash-on-first-decode':
-        noValue();
-        f.crashOnFirstDecode = true;
-        break;
-      case 'slow-start': {
-        const n = Number(value);
-        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 0) {
-          throw bad(spec, 'a number of seconds, e.g. slow-start=30');
-        }
-        f.slowStartS = n;
-        break;
-      }
-      case 'slow': {
-        const n = Number(value);
-        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 1)
-          throw bad(spec, 'a slow-down factor of at least 1, e.g. slow=1.5');
-        f.slowFactor = n;
-        break;
-      }
-      case 'stall-stream':
-        f.stallStream = fraction(spec, value);
-        break;
-      case 'malformed-chunk':
-        f.malformedChunk = fraction(spec, value);
-        break;
-      case 'reset-mid-stream':
-        f.resetMidStream = fraction(spec, value);
-        break;
-      case 'http-errors':
-        if (value === undefined) throw bad(spec, 'a rate, e.g. http-errors=0.1');
-        f.httpErrors = fraction(spec, value);
-        break;
-      case 'stale-log':
-        noValue();
-        f.staleLog = true;
-        break;
-      case 'config-drift':
-        noValue();
-        f.configDrift = true;
-        break;
-      case 'restart-after': {
-        const n = Number(value);
-        if (value === undefined || !Number.isInteger(n) || n < 1)
-          throw bad(spec, 'a positive whole number of requests, e.g. restart-after=50');
-        f.restartAfter = n;
-        break;
-      }
-      case 'spec-diverge': {
-        const n = Number(value);
-        if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < 0)
-          throw bad(spec, 'a token position (a whole number from 0), e.g. spec-diverge=8');
-        f.specDivergeAt = n;
-        break;
-      }
-      case 'ignore-max-tokens':
-        f.ignoreMaxTokens = fraction(spec, value);
-        break;
-      case 'huge-models': {
-        const n = Number(value);
-        if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 65536)
-          throw bad(spec, 'a size in MiB (more than 0, at most 65536), e.g. huge-models=64');
-        f.hugeModelsMiB = n;
-        break;
-      }
-      case 'close-after-stream':
-        noValue();
-        f.closeAfterStream = true;
-        break;
-      default:
-        throw new BenchgateError(
-          'BG_E_USAGE',
-          `Expected a fault name among ${FAULT_NAMES.join(', ')}; found "${name}" in --fault ${spec}.`,
-        );
-    }
+    const set: Setter | undefined = Object.hasOwn(SETTERS, name)
+      ? SETTERS[name as keyof typeof SETTERS]
+      : undefined;
+    if (!set)
+      throw new BenchgateError(
+        'BG_E_USAGE',
+        `Expected a fault name among ${FAULT_NAMES.join(', ')}; found "${name}" in --fault ${spec}.`,
+      );
+    set(f, spec, value);
   }
   return f;
 }

@@ -58,10 +58,11 @@ describe('benchgate report of an slo_search run', () => {
         : `highest concurrency meeting the SLOs for 90% of requests: concurrency ${search.best}`;
     expect(out).toContain(answer);
     expect(out).toContain('SLOs: TTFT ≤ 45 ms, for 90% of requests');
+    expect(out).not.toMatch(/slo-search \(\d+ trials\)/);
     if (search.best !== null)
       expect(out).toMatch(
         new RegExp(
-          `evidence at concurrency ${search.best}: achieved [\\d.]+ of ${search.best} in flight \\(\\d+(\\.\\d)?%\\) over a [\\d.]+ s steady window`,
+          `evidence at concurrency ${search.best}: achieved [\\d.]+ of ${search.best} in flight \\(\\d+(\\.\\d+)?%\\) over a [\\d.]+ s steady window`,
         ),
       );
     expect(out).toContain('precision: 1; stopped:');
