@@ -66,99 +66,131 @@ function notListeningReason(url: string, refusedS: number, log: LogWatch): strin
   return null;
 }
 
-export async function checkHealth(ctx: CheckContext): Promise<Finding[]> {
+/** What the wait for health saw last. */
+interface HealthPoll {
+  status: number | null;
+  error: string;
+  text: string;
+  url: string;
+  everConnected: boolean;
+  /** Why the wait stopped early because nothing listens, or null. */
+  notListening: string | null;
+  elapsedS: number;
+  waitS: number;
+  log: LogWatch;
+}
+
+/** The waiting line: elapsed / limit, what the server answered, and the log's newest line. */
+function waitingLine(
+  ctx: CheckContext,
+  elapsedS: number,
+  waitS: number,
+  status: number | null,
+  refusedS: number,
+  log: LogWatch,
+): string {
+  const state =
+    status === null
+      ? refusedS >= REFUSED_GRACE_S
+        ? ' (nothing listening; the log is moving, so still waiting)'
+        : ' (not listening yet)'
+      : ` (HTTP ${status})`;
+  return (
+    `waiting for ${ctx.url}/health: ${elapsedS.toFixed(0)}s / ${waitS.toFixed(0)}s${state}` +
+    (log.newest ? ` | ${excerpt(log.newest, 120)}` : '')
+  );
+}
+
+/** Polls /health (or /v1/models where there is none) until 200, the wait limit, or nothing listening. */
+async function pollHealth(ctx: CheckContext): Promise<HealthPoll> {
   const waitS = ctx.plan.expect.wait === undefined ? 0 : (parseDurationS(ctx.plan.expect.wait) ?? 0);
   const started = monoNowMs();
   const elapsedS = () => (monoNowMs() - started) / 1000;
   const log = new LogWatch(ctx, ctx.plan.expect.logs[0]?.path);
   await log.read();
-  let lastStatus: number | null = null;
-  let lastError = '';
-  let lastText = '';
-  let lastUrl = `${ctx.url}/health`;
-  let everConnected = false;
+  const p: HealthPoll = {
+    status: null,
+    error: '',
+    text: '',
+    url: `${ctx.url}/health`,
+    everConnected: false,
+    notListening: null,
+    elapsedS: 0,
+    waitS,
+    log,
+  };
   let lastProgressS = -1;
   let refusedSinceMs: number | null = null;
-  let notListening: string | null = null;
   for (;;) {
     let doc = await ctx.http.request('/health', { timeoutMs: 5000 });
     // servers without /health (plain OpenAI-compatible ones) count as healthy when /v1/models answers
     if (doc.status === 404) doc = await ctx.http.request('/v1/models', { timeoutMs: 5000 });
-    if (doc.status !== null) everConnected = true;
-    lastStatus = doc.status;
-    lastError = doc.error?.message ?? '';
-    lastText = doc.text;
-    lastUrl = doc.url;
+    if (doc.status !== null) p.everConnected = true;
+    Object.assign(p, { status: doc.status, error: doc.error?.message ?? '', text: doc.text, url: doc.url });
     if (doc.status === 200) break;
     // a redirect to another origin never turns into this server's health: waiting cannot help
     if (doc.error?.code === 'BG_E_CROSS_ORIGIN_REDIRECT') break;
     if (elapsedS() >= waitS || ctx.signal?.aborted) break;
-    refusedSinceMs = isRefused(doc.error) && !everConnected ? (refusedSinceMs ?? monoNowMs()) : null;
+    refusedSinceMs = isRefused(doc.error) && !p.everConnected ? (refusedSinceMs ?? monoNowMs()) : null;
     if (Math.floor(elapsedS()) !== lastProgressS) {
       lastProgressS = Math.floor(elapsedS());
       await log.read();
       const refusedS = refusedSinceMs === null ? 0 : (monoNowMs() - refusedSinceMs) / 1000;
       if (refusedS >= REFUSED_GRACE_S) {
-        notListening = notListeningReason(ctx.url, refusedS, log);
-        if (notListening) break;
+        p.notListening = notListeningReason(ctx.url, refusedS, log);
+        if (p.notListening) break;
       }
-      ctx.progress(
-        `waiting for ${ctx.url}/health: ${elapsedS().toFixed(0)}s / ${waitS.toFixed(0)}s` +
-          (doc.status === null
-            ? refusedS >= REFUSED_GRACE_S
-              ? ' (nothing listening; the log is moving, so still waiting)'
-              : ' (not listening yet)'
-            : ` (HTTP ${doc.status})`) +
-          (log.newest ? ` | ${excerpt(log.newest, 120)}` : ''),
-      );
+      ctx.progress(waitingLine(ctx, elapsedS(), waitS, doc.status, refusedS, log));
     }
     await sleepMs(POLL_MS, ctx.signal);
   }
-  const where = lastUrl;
-  ctx.reachable = everConnected;
-  ctx.healthy = lastStatus === 200;
-  const waitNote = waitS > 0 ? ` after ${elapsedS().toFixed(1)}s (wait limit ${waitS}s)` : '';
-  const out: Finding[] = [];
+  p.elapsedS = elapsedS();
+  return p;
+}
+
+function reachableFinding(ctx: CheckContext, p: HealthPoll, waitNote: string): Finding {
+  if (p.everConnected)
+    return finding('reachable', 'Target is reachable', 'pass', {
+      found: `HTTP answered at ${ctx.url}`,
+      evidence: [{ source: 'endpoint', where: p.url, excerpt: `HTTP ${p.status}` }],
+    });
   const logEvidence: Evidence[] =
-    log.path && log.newest ? [{ source: 'log', where: log.path, excerpt: excerpt(log.newest) }] : [];
-  out.push(
-    everConnected
-      ? finding('reachable', 'Target is reachable', 'pass', {
-          found: `HTTP answered at ${ctx.url}`,
-          evidence: [{ source: 'endpoint', where, excerpt: `HTTP ${lastStatus}` }],
-        })
-      : finding('reachable', 'Target is reachable', 'fail', {
-          expected: `an HTTP server at ${ctx.url}`,
-          found: notListening
-            ? `${notListening}; stopped waiting${waitNote}`
-            : `${lastError || 'no answer'}${waitNote}`,
-          evidence: [{ source: 'endpoint', where, excerpt: lastError }, ...logEvidence],
-          hint: notListening
-            ? 'Check --url (target.url in a plan: host and port) against where the server listens; give expect.logs so a long model load is followed.'
-            : 'Start the server, or fix --url (target.url in a plan: host and port); use expect.wait for a long model load.',
-        }),
-  );
-  if (!everConnected) {
-    out.push(finding('healthy', 'Server reports healthy', 'skip', { found: 'target not reachable' }));
-  } else if (ctx.healthy) {
-    out.push(
-      finding('healthy', 'Server reports healthy', 'pass', {
-        found: `HTTP 200${waitNote}`,
-        evidence: [{ source: 'endpoint', where, excerpt: excerpt(lastText) || 'HTTP 200' }],
-      }),
-    );
-  } else {
-    out.push(
-      finding('healthy', 'Server reports healthy', 'fail', {
-        expected: 'GET /health answers 200',
-        found: `HTTP ${lastStatus}${waitNote}`,
-        evidence: [{ source: 'endpoint', where, excerpt: excerpt(lastText) }],
-        hint:
-          waitS > 0
-            ? 'The server did not become healthy within expect.wait; raise it or read the server log.'
-            : 'Set expect.wait (e.g. "15m") to wait for the model to load.',
-      }),
-    );
-  }
-  return out;
+    p.log.path && p.log.newest ? [{ source: 'log', where: p.log.path, excerpt: excerpt(p.log.newest) }] : [];
+  return finding('reachable', 'Target is reachable', 'fail', {
+    expected: `an HTTP server at ${ctx.url}`,
+    found: p.notListening
+      ? `${p.notListening}; stopped waiting${waitNote}`
+      : `${p.error || 'no answer'}${waitNote}`,
+    evidence: [{ source: 'endpoint', where: p.url, excerpt: p.error }, ...logEvidence],
+    hint: p.notListening
+      ? 'Check --url (target.url in a plan: host and port) against where the server listens; give expect.logs so a long model load is followed.'
+      : 'Start the server, or fix --url (target.url in a plan: host and port); use expect.wait for a long model load.',
+  });
+}
+
+function healthyFinding(p: HealthPoll, waitNote: string): Finding {
+  if (!p.everConnected)
+    return finding('healthy', 'Server reports healthy', 'skip', { found: 'target not reachable' });
+  if (p.status === 200)
+    return finding('healthy', 'Server reports healthy', 'pass', {
+      found: `HTTP 200${waitNote}`,
+      evidence: [{ source: 'endpoint', where: p.url, excerpt: excerpt(p.text) || 'HTTP 200' }],
+    });
+  return finding('healthy', 'Server reports healthy', 'fail', {
+    expected: 'GET /health answers 200',
+    found: `HTTP ${p.status}${waitNote}`,
+    evidence: [{ source: 'endpoint', where: p.url, excerpt: excerpt(p.text) }],
+    hint:
+      p.waitS > 0
+        ? 'The server did not become healthy within expect.wait; raise it or read the server log.'
+        : 'Set expect.wait (e.g. "15m") to wait for the model to load.',
+  });
+}
+
+export async function checkHealth(ctx: CheckContext): Promise<Finding[]> {
+  const p = await pollHealth(ctx);
+  ctx.reachable = p.everConnected;
+  ctx.healthy = p.status === 200;
+  const waitNote = p.waitS > 0 ? ` after ${p.elapsedS.toFixed(1)}s (wait limit ${p.waitS}s)` : '';
+  return [reachableFinding(ctx, p, waitNote), healthyFinding(p, waitNote)];
 }
