@@ -4,6 +4,7 @@
 // are recorded in fixtures/llamacpp/README.md.
 
 import { redactDeep } from '../core/redact.js';
+import { flushLlamacpp } from './cache-flush.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
 import { readLlamacppProcess } from './llamacpp-flags.js';
 import { readLlamacppLog } from './llamacpp-log.js';
@@ -169,5 +170,6 @@ export const llamacppAdapter: EngineAdapter = {
     kvCacheUsage: ['llamacpp:kv_cache_usage_ratio'],
   },
   whereToRead,
+  flushPrefixCache: flushLlamacpp,
   serverCommand: /\bllama-server\b/,
 };

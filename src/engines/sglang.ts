@@ -3,6 +3,7 @@
 // log in sglang-log.ts.
 
 import { redactDeep } from '../core/redact.js';
+import { flushSglang } from './cache-flush.js';
 import { isRecord, setFact, setFactIfAbsent } from './facts.js';
 import { openAiRequest } from './openai-request.js';
 import { getFirstJsonObject, getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
@@ -143,5 +144,6 @@ export const sglangAdapter: EngineAdapter = {
     specAcceptLength: ['sglang:spec_accept_length'],
   },
   whereToRead,
+  flushPrefixCache: flushSglang,
   serverCommand: /sglang\.launch_server|sglang serve/,
 };

@@ -1,6 +1,8 @@
 // Engine-neutral view of a server's effective configuration, and the adapter contract each
 // engine file implements. An engine's quirks live in its adapter and nowhere else.
 
+import type { CacheFlush } from './cache-flush.js';
+
 /**
  * One known configuration fact. A key absent from the ConfigFacts map is "unknown" (never false).
  * `source` says where it was read (e.g. `GET /server_info`, `server.log:12`, `/proc/123/environ`).
@@ -215,6 +217,8 @@ export interface EngineAdapter {
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
   whereToRead(key: string): string | null;
+  /** Empties the engine's prefix cache (load.cache: flush); absent when the engine offers no way. */
+  flushPrefixCache?(http: TargetHttp): Promise<CacheFlush>;
   /** Matches the command line of this engine's server processes (leftover check); null when unknown. */
   readonly serverCommand: RegExp | null;
 }

@@ -4,6 +4,7 @@
 
 import { redactDeep } from '../core/redact.js';
 import { flagValue } from './argv.js';
+import { flushVllm } from './cache-flush.js';
 import { addMissingFacts, setFact, setFactIfAbsent } from './facts.js';
 import { openAiRequest } from './openai-request.js';
 import { getJsonObject, noteTruncatedBody, readModelEntries } from './probe.js';
@@ -132,5 +133,6 @@ export const vllmAdapter: EngineAdapter = {
     specAcceptedTokens: ['vllm:spec_decode_num_accepted_tokens_total'],
   },
   whereToRead,
+  flushPrefixCache: flushVllm,
   serverCommand: /vllm\.entrypoints|vllm serve/,
 };

@@ -5,6 +5,7 @@
 // prefix_cache_hits/queries, SGLang cached_tokens/prompt_tokens); with neither, unknown, never 0.
 // Whether a share is material for a workload not meant to share is judged in validity.ts. Pure.
 
+import type { CacheFlush } from '../engines/cache-flush.js';
 import { inputTokens, type RequestRecord } from '../records/request-record.js';
 
 /** Prefix-cache counter deltas (prompt tokens) over the measured phase, and the series they came from. */
@@ -29,12 +30,15 @@ export interface CacheEvidence {
   counters?: CacheCounterDelta;
   /** shared_prefix workloads: the share a cache keeping every prefix would give (the plan's, or computed). */
   expectedShare?: number;
+  /** load.cache: flush — what the flush before the level did. Absent when the plan kept the cache. */
+  flush?: CacheFlush;
 }
 
 /** What the level sweep knows beside the records: counter deltas and the workload's expected share. */
 export interface CacheContext {
   counters: CacheCounterDelta | null;
   expectedShare: number | null;
+  flush?: CacheFlush | null;
 }
 
 /** Sums cached and prompt tokens over measured, successful requests, one record at a time. */
@@ -60,6 +64,7 @@ export class CacheTally {
     const extra = {
       ...(ctx?.counters ? { counters: ctx.counters } : {}),
       ...(ctx?.expectedShare != null ? { expectedShare: ctx.expectedShare } : {}),
+      ...(ctx?.flush ? { flush: ctx.flush } : {}),
     };
     const found = (source: CacheEvidence['source'], cached: number, prompt: number): CacheEvidence => ({
       share: cached / prompt,
@@ -87,9 +92,17 @@ export function cacheShareText(c: CacheEvidence | undefined): string {
   if (!c) return 'unknown (not recorded)';
   const expected =
     c.expectedShare !== undefined ? `; ${(c.expectedShare * 100).toFixed(1)}% expected by the workload` : '';
+  const flushed = c.flush ? `; ${flushText(c.flush)}` : '';
   if (c.share === null)
-    return `unknown (the server reported no cached tokens per request and exposed no prefix-cache counters)${expected}`;
-  return `${(c.share * 100).toFixed(1)}% of prompt tokens (${cacheSourceText(c)})${expected}`;
+    return `unknown (the server reported no cached tokens per request and exposed no prefix-cache counters)${expected}${flushed}`;
+  return `${(c.share * 100).toFixed(1)}% of prompt tokens (${cacheSourceText(c)})${expected}${flushed}`;
+}
+
+/** "flushed before the level (POST /flush_cache)", or why it was not. */
+export function flushText(f: CacheFlush): string {
+  return f.flushed
+    ? `flushed before the level (${f.how})`
+    : `not flushed before the level (${f.how}: ${f.evidence})`;
 }
 
 /** Where the share came from, e.g. "per request, 96/96 reported" or "counters sglang:cached_tokens_total / …". */

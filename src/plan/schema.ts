@@ -375,6 +375,12 @@ export const loadSchema = z
     duration: durationUpTo(MAX_LEVEL_DURATION_S)
       .optional()
       .describe('Per-level duration; with requests, the level ends at whichever comes first.'),
+    cache: z
+      .enum(['keep', 'flush'])
+      .default('keep')
+      .describe(
+        "The server's prefix cache before each level: keep it, or flush it where the engine offers a way (SGLang POST /flush_cache; vLLM POST /reset_prefix_cache with VLLM_SERVER_DEV_MODE=1; llama.cpp slot erase with --slot-save-path). What was done, or why it could not be, is recorded with the level's cache evidence.",
+      ),
     warmup: z
       .number()
       .int()

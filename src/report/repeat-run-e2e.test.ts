@@ -110,4 +110,16 @@ describe('the same config run twice against one SGLang simulator', () => {
     expect(throughput?.text).toMatch(/^fresh-2 and fresh-1: no meaningful difference in output throughput/);
     expect(cmp.summary).toContainEqual(expect.stringMatching(/^Intervals resample trials, then requests/));
   }, 300_000);
+
+  it('replaying the same prompts with --cache flush: the cache is emptied before each level, and the report says so', async () => {
+    await bench('flush-1', ['--salt', '11']);
+    const second = await bench('flush-2', ['--salt', '11', '--cache', 'flush']);
+    const cmp = JSON.parse(await compare([second], 'json')) as CompareJson;
+    // the replayed prompts found nothing: SGLang's POST /flush_cache emptied the radix cache
+    expect(cmp.cache).toHaveLength(2);
+    expect(cmp.cache.every((r) => r.share !== null && r.share < 0.1)).toBe(true);
+    for (const r of cmp.cache) expect(r.text).toMatch(/; flushed before the level \(POST \/flush_cache\)$/);
+    const reasons = cmp.validity.runs.flatMap((r) => Object.values(r.levels).flatMap((l) => l.reasons));
+    expect(reasons.map((r) => r.check)).not.toContain('prefix-cache');
+  }, 240_000);
 });

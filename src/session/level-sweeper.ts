@@ -16,6 +16,7 @@ import type { RequestRecord } from '../records/request-record.js';
 import { prefixCacheFile, REQUESTS_FILE } from '../results/layout.js';
 import { summarizeStoredLevel } from '../results/level-from-file.js';
 import { writeJsonAtomic } from '../results/run-store.js';
+import { flushBeforeLevel } from './level-cache-flush.js';
 import { type PrepareContext, type PreparedLevel, prepareLevel } from './level-prepare.js';
 import { sendLevel } from './level-send.js';
 import { judgeLevelStop } from './level-stop.js';
@@ -93,6 +94,7 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
       ? [plan.load.slo_search?.max_probes ?? li + 1, 'probe' as const]
       : [plan.load.levels.length * (o.trial ? plan.load.trials : 1), 'level' as const];
     c.progress.levelStarted(li, count, levelWords(key), p.work.requests, p.shape.durationMs, unit);
+    const flush = await flushBeforeLevel({ ...c, http: c.rawHttp }, levelWords(key));
     const telemetry = await telemetryOf.start(li);
     await o.beforeSend?.();
     const sent = await sendPrepared(c, p, o, telemetry, () => nextId++).catch(async (e: unknown) => {
@@ -124,7 +126,7 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
       inFlightAtEnd: result.inFlightAtEnd,
       specCounters: { before, after, source: 'metrics-counters' },
       power: server.power,
-      cache: { counters: server.prefixCounters, expectedShare: p.work.expectedHitRate },
+      cache: { counters: server.prefixCounters, expectedShare: p.work.expectedHitRate, flush },
       client: sent.self,
       validity: interrupted ? { valid: false, reasons: validity.reasons } : validity,
     });

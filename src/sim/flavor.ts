@@ -23,6 +23,8 @@ export interface SurfaceContext {
   /** Validates a generation request, applies the faults and serves it (stream or one body). */
   generate(res: ServerResponse, spec: GenerationSpec): void;
   metricsSnapshot(): MetricsSnapshot;
+  /** Empties the prefix cache; the tokens it held (0 when the engine has none). */
+  dropPrefixCache(): number;
   /** An error answer in the engine's body shape. */
   sendError: ErrorSender;
 }
@@ -30,10 +32,12 @@ export interface SurfaceContext {
 /** One endpoint. */
 export interface Route {
   methods: readonly ('GET' | 'POST')[];
+  /** Exact paths, or a prefix ending in `/*` for one trailing path parameter. */
   paths: readonly string[];
   /** When given and false, the path answers 404 (an endpoint switched off, e.g. by an env variable). */
   enabled?(ctx: SurfaceContext): boolean;
-  handle(ctx: SurfaceContext, body: Record<string, unknown>, res: ServerResponse): void;
+  /** `url` carries a path parameter's value and the query (llama.cpp's POST /slots/{id}?action=erase). */
+  handle(ctx: SurfaceContext, body: Record<string, unknown>, res: ServerResponse, url: URL): void;
 }
 
 /** Periodic scheduler log lines (`Decode batch.`, vllm's stats window). */

@@ -50,6 +50,7 @@ const FLAGS: LlamaFlag[] = [
   { names: ['--metrics'], dest: 'metrics', kind: 'bool' },
   { names: ['--slots'], dest: 'slots', kind: 'bool' },
   { names: ['--no-slots'], dest: 'no_slots', kind: 'bool' },
+  { names: ['--slot-save-path'], dest: 'slot_save_path', kind: 'str' },
   { names: ['--spec-draft-model', '-md', '--model-draft'], dest: 'spec_draft_model', kind: 'str' },
   { names: ['--spec-type'], dest: 'spec_type', kind: 'str' },
   { names: ['--spec-draft-n-max'], dest: 'spec_draft_n_max', kind: 'int' },

@@ -40,12 +40,31 @@ function route(methods: Route['methods'], paths: string[], handle: Route['handle
   return {
     methods,
     paths,
-    handle(ctx, body, res) {
+    handle(ctx, body, res, url) {
       res.setHeader('Server', 'llama.cpp');
-      handle(ctx, body, res);
+      handle(ctx, body, res, url);
     },
   };
 }
+
+/**
+ * POST /slots/{id}?action=erase: every build refuses slot actions (501) unless started with
+ * --slot-save-path. The simulated cache is one for all slots: the first erase drops it.
+ */
+const slotAction: Route['handle'] = (ctx, _body, res, url) => {
+  if (typeof ctx.served.engineArgs.slot_save_path !== 'string')
+    return sendLlamaError(
+      res,
+      501,
+      'This server does not support slots action. Start it with `--slot-save-path`',
+      'not_supported_error',
+    );
+  const id = Number(url.pathname.split('/').at(-1));
+  if (!Number.isInteger(id) || id < 0 || id >= ctx.served.maxRunningRequests)
+    return sendLlamaError(res, 400, 'Invalid slot ID');
+  if (url.searchParams.get('action') !== 'erase') return sendLlamaError(res, 400, 'Invalid action');
+  sendJson(res, 200, { id_slot: id, n_erased: ctx.dropPrefixCache() });
+};
 
 /** `/props` as llama-server answers it (fields observed; the chat template shortened). */
 export function llamacppProps(ctx: SurfaceContext): Record<string, unknown> {
@@ -135,6 +154,7 @@ const ROUTES: Route[] = [
       Array.from({ length: c.maxRunningRequests }, (_, id) => slot(id)),
     );
   }),
+  route(['POST'], ['/slots/*'], slotAction),
   route(['GET'], ['/metrics'], (ctx, _body, res) => {
     if (ctx.served.engineArgs.metrics !== true)
       return sendLlamaError(

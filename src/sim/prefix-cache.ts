@@ -39,6 +39,13 @@ export class PrefixCache {
     this.walk(outputIds.length === 0 ? promptIds : [...promptIds, ...outputIds]);
   }
 
+  /** Empties the cache (a flush or slot erase); returns the tokens it held. */
+  clear(): number {
+    const tokens = this.blocks.size * this.blockTokens;
+    this.blocks.clear();
+    return tokens;
+  }
+
   /** Marks every full block of `ids` most recent (inserting the missing ones); returns the leading hits. */
   private walk(ids: readonly number[]): number {
     const B = this.blockTokens;

@@ -139,10 +139,13 @@ const SGLANG_ROUTES: Route[] = [
   {
     methods: ['GET', 'POST'],
     paths: ['/flush_cache'],
-    handle(_ctx, _body, res) {
+    handle(ctx, _body, res) {
+      // scheduler.flush_cache: refused (400, same text) while requests run or wait
+      const idle = ctx.scheduler.numRunning() + ctx.scheduler.numQueued() === 0;
+      if (idle) ctx.dropPrefixCache();
       sendText(
         res,
-        200,
+        idle ? 200 : 400,
         'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n',
       );
     },

@@ -149,6 +149,10 @@ export class SimulatedServer implements SurfaceContext {
     };
   }
 
+  dropPrefixCache(): number {
+    return this.prefixCache?.clear() ?? 0;
+  }
+
   private writeLines(lines: string[]): void {
     for (const l of lines) this.log.write(l);
   }
@@ -249,7 +253,8 @@ export class SimulatedServer implements SurfaceContext {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://sim').pathname;
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
     const method = req.method ?? 'GET';
     if (path === '/_sim/requests' && method === 'GET') {
       const p = this.proc;
@@ -264,9 +269,10 @@ export class SimulatedServer implements SurfaceContext {
       return sendHugeModelList(res, this.faults.hugeModelsMiB);
     const body = method === 'POST' ? await this.body(req, res) : {};
     if (body === undefined) return;
-    const route = this.routes.get(`${method} ${path}`);
+    const route =
+      this.routes.get(`${method} ${path}`) ?? this.routes.get(`${method} ${path.replace(/\/[^/]+$/, '/*')}`);
     if (!route || (route.enabled && !route.enabled(this))) return sendNotFound(res);
-    route.handle(this, body, res);
+    route.handle(this, body, res, url);
   }
 
   private async body(

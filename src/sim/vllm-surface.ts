@@ -95,6 +95,16 @@ export const VLLM_SURFACE: FlavorSurface = {
       handle: (_ctx, _body, res) => sendJson(res, 200, { version: VLLM_VERSION }),
     },
     {
+      // dev-mode endpoint: an empty 200 once the prefix cache is reset
+      methods: ['POST'],
+      paths: ['/reset_prefix_cache'],
+      enabled: (ctx) => envFlagTrue(ctx.env.VLLM_SERVER_DEV_MODE),
+      handle(ctx, _body, res) {
+        ctx.dropPrefixCache();
+        res.writeHead(200, { 'content-length': 0 }).end();
+      },
+    },
+    {
       methods: ['GET'],
       paths: ['/server_info'],
       enabled: (ctx) => envFlagTrue(ctx.env.VLLM_SERVER_DEV_MODE),

@@ -31,6 +31,7 @@ interface BenchFlags {
   duration?: string;
   warmup?: string;
   trials?: string;
+  cache?: string;
   workers?: string;
   inputTokens?: string;
   outputTokens?: string;
@@ -83,6 +84,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
     load.warmup = parsePositive('--warmup', o.warmup, { integer: true, allowZero: true });
   if (o.workers !== undefined) load.workers = parseWorkers(o.workers);
   if (o.trials !== undefined) load.trials = parsePositive('--trials', o.trials, { integer: true });
+  if (o.cache !== undefined) load.cache = o.cache;
   const input: Record<string, unknown> = {};
   if (Object.keys(target).length) input.target = target;
   if (Object.keys(workload).length) input.workload = workload;
@@ -116,6 +118,10 @@ export function registerBench(program: Command): void {
     .option(
       '--trials <n>',
       'run the whole sweep N times; compare then puts run-to-run variance inside its intervals',
+    )
+    .option(
+      '--cache <keep|flush>',
+      "the server's prefix cache before each level: keep it, or flush it where the engine offers a way",
     )
     .option(
       '--workers <n|auto>',
