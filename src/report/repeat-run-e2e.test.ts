@@ -71,8 +71,14 @@ describe('the same config run twice against one SGLang simulator', () => {
     const share = (run: string) => cmp.cache.filter((r) => r.run === run).map((r) => r.share ?? -1);
     // SGLang's OpenAI routes report cached tokens only in /metrics: the counters over each level
     expect(cmp.cache.every((r) => r.source === 'metrics-counters')).toBe(true);
-    expect(share('replay-1').every((s) => s >= 0 && s < 0.1), JSON.stringify(cmp.cache)).toBe(true);
-    expect(share('replay-2').every((s) => s > 0.9), JSON.stringify(cmp.cache)).toBe(true);
+    expect(
+      share('replay-1').every((s) => s >= 0 && s < 0.1),
+      JSON.stringify(cmp.cache),
+    ).toBe(true);
+    expect(
+      share('replay-2').every((s) => s > 0.9),
+      JSON.stringify(cmp.cache),
+    ).toBe(true);
     const second2 = cmp.validity.runs.find((r) => r.run === 'replay-2');
     for (const level of Object.values(second2?.levels ?? {}))
       expect(level.reasons.find((r) => r.check === 'prefix-cache')?.text).toMatch(

@@ -110,7 +110,12 @@ export function metricTables(cmp: Comparison): MetricTable[] {
 export function intervalCoverage(cmp: Comparison): string {
   if (cmp.bootstrap.resamples === 'trials-then-requests') {
     const t = cmp.runs.map((r) => `${r.name} ${r.trials}`).join(', ');
-    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them; the spread between few trials is widened as a t interval would (×${fewTrialsFactor(3).toFixed(1)} for 3 trials) (trials: ${t}).`;
+    // the factor of the fewest trials compared: the widest any interval was made
+    const fewest = Math.min(...cmp.runs.map((r) => r.trials).filter((n) => n > 1));
+    const factor = Number.isFinite(fewest)
+      ? ` (×${fewTrialsFactor(fewest).toFixed(1)} for ${fewest} trials)`
+      : '';
+    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them; the spread between few trials is widened as a t interval would${factor} (trials: ${t}).`;
   }
   return `One trial per run: the intervals cover request-to-request noise only, not run-to-run variance (repeat with --trials N); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
 }
