@@ -43,12 +43,16 @@ export function readTelemetry(
   return { values, sources };
 }
 
-/** Starts sampling now; `stop()` ends it and returns the series. Null when the adapter names no series. */
+/**
+ * Starts sampling now; `stop()` ends it and returns the series. Null when the adapter names no series.
+ * `onSample` sees each sample as it is taken (the live dashboard's file); what it throws is ignored.
+ */
 export function startTelemetry(
   http: TargetHttp,
   adapter: EngineAdapter,
   originMs: number,
   intervalMs = 1000,
+  onSample?: (s: TelemetrySample) => void,
 ): { stop(): Promise<TelemetrySeries> } | null {
   const series = adapter.telemetrySeries;
   if (!series) return null;
@@ -63,7 +67,13 @@ export function startTelemetry(
     }
     const r = readTelemetry(doc.text, series);
     out.sources = { ...r.sources, ...Object.fromEntries(Object.entries(out.sources).filter(([, v]) => v)) };
-    out.samples.push({ tMs: t, values: r.values });
+    const sample = { tMs: t, values: r.values };
+    out.samples.push(sample);
+    try {
+      onSample?.(sample);
+    } catch {
+      // a live view that cannot be written never costs the level its telemetry
+    }
   };
   const tick = (): void => {
     inFlight = inFlight.then(scrape);

@@ -26,6 +26,12 @@ export const levelFile = (levelIndex: number): string => `level-${String(levelIn
 /** A level's /metrics time series (session/level-telemetry.ts). */
 export const telemetryFile = (levelIndex: number): string =>
   `telemetry-level-${String(levelIndex).padStart(2, '0')}.json`;
+/**
+ * The level being measured: each /metrics sample as it is scraped, one JSON line each, for the live
+ * dashboard; removed once telemetryFile(levelIndex) is written (a crashed level leaves it behind).
+ */
+export const liveTelemetryFile = (levelIndex: number): string =>
+  `telemetry-level-${String(levelIndex).padStart(2, '0')}.live.jsonl`;
 /** A shared-prefix level's configured vs observed prefix-cache hit rate (session.ts). */
 export const prefixCacheFile = (levelIndex: number): string =>
   `prefix-cache-level-${String(levelIndex).padStart(2, '0')}.json`;

@@ -159,10 +159,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', () 
     const card = page.locator('.card', { hasText: 'live-bench' });
     await card.locator('.badge.running').first().waitFor({ timeout: 60_000 });
     const done = card.locator('[data-kpi="done"] b');
-    for (let i = 0; i < 40 && new Set(readings).size < 3; i++) {
+    // the running level's server telemetry (the "running" column), scraped while the level is measured
+    const liveRunning = card.locator('tr[data-status="running"] td:nth-child(9)');
+    const telemetryReadings: string[] = [];
+    for (let i = 0; i < 40 && (new Set(readings).size < 3 || telemetryReadings.length === 0); i++) {
       readings.push(Number((await done.textContent())?.split('/')[0].trim()));
+      const tm = (await liveRunning.count()) ? await liveRunning.first().textContent() : null;
+      if (tm && /\d/.test(tm)) telemetryReadings.push(tm);
       await page.waitForTimeout(400);
     }
+    expect(telemetryReadings.length, 'server telemetry shown for the running level').toBeGreaterThan(0);
     // the count of requests done rose while we watched, against the level's total
     expect(new Set(readings.filter((n) => n > 0)).size).toBeGreaterThanOrEqual(2);
     expect(await done.textContent()).toMatch(/\/ 24$/);

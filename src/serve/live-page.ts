@@ -63,6 +63,6 @@ source.onerror = () => { status.textContent = 'connection lost; retrying'; };
 
 export function livePage(): string {
   const body = `<h1>Live</h1><p class="note" id="status">connecting…</p><div class="cards" id="live"></div>
-<p class="note">Server telemetry and drift verdicts of a level appear when the level ends and its files are written; the level being measured is read from requests.jsonl as each request completes.</p>`;
+<p class="note">Drift verdicts of a level appear when the level ends and its files are written; the level being measured is read from requests.jsonl as each request completes and from the server telemetry as it is scraped.</p>`;
   return page('Live', '/live', body, { script: SCRIPT });
 }

@@ -1,14 +1,15 @@
 // The live state of one running run directory, as the dashboard's live view shows it: the levels done
 // (their summaries, drift verdicts and server telemetry, read when each level's files land), the level
-// being measured (from the requests tail), the levels to come, ETAs, failed checkpoint checks and, inside
+// being measured (from the requests tail and the server telemetry scraped so far), the levels to come, ETAs, failed checkpoint checks and, inside
 // a matrix, every config's status. Built from the run's files only (requests.jsonl, level-NN.json,
-// telemetry-level-NN.json, manifest.json, matrix-state.json).
+// telemetry-level-NN.json, and for the running level the samples scraped so far in
+// telemetry-level-NN.live.jsonl, manifest.json, matrix-state.json).
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { LevelSummary } from '../metrics/summary.js';
 import { levelLabel } from '../records/level-key.js';
-import type { Manifest } from '../results/layout.js';
+import { liveTelemetryFile, type Manifest, telemetryFile } from '../results/layout.js';
 import { figuresOf, type LevelFigures, RequestsTail } from './live-tail.js';
 
 export interface LiveLevel {
@@ -84,13 +85,33 @@ function doneLevels(dir: string): Map<number, { summary: LevelSummary; dir: stri
   return out;
 }
 
+type Sample = { values: Record<string, number | null> };
+
+/** A level's /metrics samples: its telemetry file once written, else those scraped so far (the live file). */
+function telemetrySamples(dir: string, index: number): Sample[] {
+  const done = readJson<{ samples?: Sample[] }>(join(dir, telemetryFile(index)));
+  if (done?.samples) return done.samples;
+  let text = '';
+  try {
+    text = readFileSync(join(dir, liveTelemetryFile(index)), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    try {
+      const s = JSON.parse(line) as Sample;
+      if (s && typeof s.values === 'object') out.push(s);
+    } catch {} // the line being appended, or an empty last line
+  }
+  return out;
+}
+
 function telemetryOf(dir: string, index: number): LiveLevel['telemetry'] {
-  const t = readJson<{ samples?: { values: Record<string, number | null> }[] }>(
-    join(dir, `telemetry-level-${String(index).padStart(2, '0')}.json`),
-  );
-  if (!t?.samples?.length) return null;
+  const samples = telemetrySamples(dir, index);
+  if (!samples.length) return null;
   const series = (k: string) =>
-    t.samples!.map((s) => s.values[k]).filter((v): v is number => typeof v === 'number');
+    samples.map((s) => s.values?.[k]).filter((v): v is number => typeof v === 'number');
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
   const accept = series('specAcceptLength');
   return {
@@ -180,7 +201,7 @@ export class LiveRun {
             : null,
         total,
         validity: d ? { valid: d.summary.validity.valid, reasons: d.summary.validity.reasons } : null,
-        telemetry: d ? telemetryOf(d.dir, index) : null,
+        telemetry: d ? telemetryOf(d.dir, index) : status === 'running' ? telemetryOf(this.dir, index) : null,
       };
     });
     return {

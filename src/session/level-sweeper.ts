@@ -95,7 +95,7 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
       : [plan.load.levels.length * (o.trial ? plan.load.trials : 1), 'level' as const];
     c.progress.levelStarted(li, count, levelWords(key), p.work.requests, p.shape.durationMs, unit);
     const flush = await flushBeforeLevel({ ...c, http: c.rawHttp }, levelWords(key));
-    const telemetry = await telemetryOf.start(li);
+    const telemetry = await telemetryOf.start(li, o.store.dir);
     await o.beforeSend?.();
     const sent = await sendPrepared(c, p, o, telemetry, () => nextId++).catch(async (e: unknown) => {
       // a failed level (a load worker's error) stops its sampling too: no timer outlives the run

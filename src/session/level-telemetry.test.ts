@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +38,11 @@ describe('level telemetry against the simulator', () => {
       'benchgate: no GPU telemetry (energy per token unknown): telemetry.gpus is false in the plan.',
     ]);
     expect(res.summary.levels[0]).toMatchObject({ energyPerTokenJ: null });
+    // the samples scraped while the level ran (the live dashboard's file) give way to the level's series
+    expect(
+      JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-00.json'), 'utf8')).samples.length,
+    ).toBeGreaterThan(0);
+    expect(existsSync(join(res.runDir, 'telemetry-level-00.live.jsonl'))).toBe(false);
     // the level summary carries the same evidence for every report format, with the workload's expectation
     expect(res.summary.levels[0].cache).toMatchObject({
       source: 'metrics-counters',

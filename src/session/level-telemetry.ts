@@ -1,9 +1,11 @@
 // Everything a level records about the server besides its requests, started and stopped in one place so
-// the level sweep only calls it: the /metrics time series (load/telemetry.ts → telemetry-level-NN.json),
+// the level sweep only calls it: the /metrics time series (load/telemetry.ts → telemetry-level-NN.json,
+// and each sample as it is scraped → telemetry-level-NN.live.jsonl for the live dashboard),
 // nvidia-smi on the target's host (gpu-telemetry.ts → gpu-level-NN.json, the power behind
 // energyPerTokenJ), and the prefix-cache counters read at the measured phase's start and the level's end
 // (vLLM reports hits only as counters). Nothing here can fail a level: what could not be read is said once.
 
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isThisMachine } from '../checkpoint/context.js';
 import type { ClockAnchor } from '../core/clock.js';
@@ -11,11 +13,11 @@ import type { EngineAdapter, TargetHttp } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { ProgressView } from '../load/progress.js';
-import { readTelemetry, startTelemetry } from '../load/telemetry.js';
+import { readTelemetry, startTelemetry, type TelemetrySample } from '../load/telemetry.js';
 import type { CacheCounterDelta } from '../metrics/cache-share.js';
 import type { PowerInput } from '../metrics/energy.js';
 import type { Plan } from '../plan/schema.js';
-import { gpuFile, telemetryFile } from '../results/layout.js';
+import { gpuFile, liveTelemetryFile, telemetryFile } from '../results/layout.js';
 import { writeJsonAtomic } from '../results/run-store.js';
 import { type GpuTelemetry, startGpuTelemetry } from './gpu-telemetry.js';
 
@@ -50,32 +52,40 @@ function gpuHostProblem(plan: Plan, url: string): string | null {
   return null;
 }
 
+/** The server's prefix-cache counters now, or null when it exposes none (or did not answer). */
+async function readCacheCounters(
+  c: LevelTelemetryContext,
+): Promise<{ hits: number; queries: number; source: string } | null> {
+  const hitNames = c.adapter.telemetrySeries?.prefixCacheHitTokens;
+  const queryNames = c.adapter.telemetrySeries?.prefixCacheQueryTokens;
+  if (!hitNames || !queryNames) return null;
+  const doc = await c.http.request('/metrics', { timeoutMs: 5000 });
+  if (doc.status !== 200 || doc.error) return null;
+  const r = readTelemetry(doc.text, { prefixCacheHitTokens: hitNames, prefixCacheQueryTokens: queryNames });
+  const hits = r.values.prefixCacheHitTokens;
+  const queries = r.values.prefixCacheQueryTokens;
+  if (typeof hits !== 'number' || typeof queries !== 'number') return null;
+  return { hits, queries, source: `${r.sources.prefixCacheHitTokens} / ${r.sources.prefixCacheQueryTokens}` };
+}
+
+/** Appends each sample of level `li` to its live file in `dir` (the dashboard reads it while the level runs). */
+function liveAppender(dir: string, li: number): (s: TelemetrySample) => void {
+  const path = join(dir, liveTelemetryFile(li));
+  return (s) => appendFileSync(path, `${JSON.stringify(s)}\n`);
+}
+
 /** The level telemetry of one session (it notes a missing nvidia-smi once, not every level). */
-export function levelTelemetry(c: LevelTelemetryContext): { start(levelIndex: number): Promise<LevelProbe> } {
+export function levelTelemetry(c: LevelTelemetryContext): {
+  start(levelIndex: number, dir: string): Promise<LevelProbe>;
+} {
   const intervalMs = c.plan.telemetry.interval_ms;
   let gpuProblem = gpuHostProblem(c.plan, c.url);
   let noted = false;
-  const counterKeys = c.adapter.telemetrySeries;
-  const readCounters = async (): Promise<{ hits: number; queries: number; source: string } | null> => {
-    const hitNames = counterKeys?.prefixCacheHitTokens;
-    const queryNames = counterKeys?.prefixCacheQueryTokens;
-    if (!hitNames || !queryNames) return null;
-    const doc = await c.http.request('/metrics', { timeoutMs: 5000 });
-    if (doc.status !== 200 || doc.error) return null;
-    const r = readTelemetry(doc.text, { prefixCacheHitTokens: hitNames, prefixCacheQueryTokens: queryNames });
-    const hits = r.values.prefixCacheHitTokens;
-    const queries = r.values.prefixCacheQueryTokens;
-    if (typeof hits !== 'number' || typeof queries !== 'number') return null;
-    return {
-      hits,
-      queries,
-      source: `${r.sources.prefixCacheHitTokens} / ${r.sources.prefixCacheQueryTokens}`,
-    };
-  };
+  const readCounters = () => readCacheCounters(c);
   return {
-    async start(li) {
+    async start(li, runDir) {
       let before = readCounters();
-      const server = startTelemetry(c.http, c.adapter, c.anchor.monoMs, intervalMs);
+      const server = startTelemetry(c.http, c.adapter, c.anchor.monoMs, intervalMs, liveAppender(runDir, li));
       let host: ProcessHost | null = null;
       let gpu: { stop(): Promise<GpuTelemetry> } | null = null;
       if (gpuProblem === null) {
@@ -90,7 +100,10 @@ export function levelTelemetry(c: LevelTelemetryContext): { start(levelIndex: nu
           before = readCounters();
         },
         async stop(dir) {
-          if (server) writeJsonAtomic(join(dir, telemetryFile(li)), await server.stop());
+          if (server) {
+            writeJsonAtomic(join(dir, telemetryFile(li)), await server.stop());
+            rmSync(join(runDir, liveTelemetryFile(li)), { force: true });
+          }
           let power: PowerInput;
           if (gpu) {
             const g = await gpu.stop();
