@@ -43,9 +43,11 @@ export interface ConfigRun {
   readonly dir: string;
   /** The config's entry in the state file (saved with m.save). */
   readonly st: ConfigState;
+  /** The trial (round) this visit runs, 1…load.trials (matrix/trials.ts); 1 without trials. */
+  readonly trial: number;
   /** load.kind slo_search: the sweep stage runs the search. */
   readonly search: boolean;
-  /** Plan level indices still to sweep. */
+  /** Stored level indices still to sweep in this visit (trials 1…trial; the sweep re-reads them). */
   levelsToRun: number[];
   warnings: string[];
   host: ProcessHost | null;

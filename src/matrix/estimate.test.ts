@@ -40,6 +40,26 @@ describe('plan preview estimate', () => {
     expect(text).toContain('a: levels 10; 20 requests; ~12 s (previous run)');
   });
 
+  it('with trials counts every launch: N rounds × K configs, each trial a launch and its levels', () => {
+    const trials = planSchema.parse({ ...plan, load: { ...plan.load, trials: 3 } });
+    const [a, b] = estimateMatrix({ plan: trials, configs });
+    expect(a.launches).toBe(3);
+    expect(a.levelsToRun).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(a.requestsToRun).toBe(6 * 20);
+    // three times the one-trial estimate: every trial launches, waits ready and sweeps again
+    expect(a.estimatedS).toBeCloseTo(3 * 12.4, 6);
+    expect(b.estimatedS).toBeCloseTo(3 * 106, 6);
+    const text = renderPlanPreview(trials, [a, b]).join('\n');
+    expect(text).toContain('trials: 3 rounds × 2 configs = 6 launches;');
+    expect(text).toContain('a: levels 1, 10 × 3 trials; 3 launches; 120 requests');
+    // resumed after trial 1 and half of trial 2 of a: the rest, by trial, and the launches left
+    const [left] = estimateMatrix({ plan: trials, configs, completedLevels: { a: [0, 1, 2] } });
+    expect(left).toMatchObject({ launches: 2, levelsToRun: [3, 4, 5] });
+    const resumed = renderPlanPreview(trials, [left, b]).join('\n');
+    expect(resumed).toContain('= 6 launches (5 still to run)');
+    expect(resumed).toContain('a: levels 10 (trial 2); 1, 10 (trial 3); 2 launches; 60 requests');
+  });
+
   it('states an SLO search as at most max_probes probes, never the default levels', () => {
     const search = planSchema.parse({
       ...plan,

@@ -1,15 +1,17 @@
-// The plan preview printed before a matrix starts: configs, levels, requests and a rough duration.
-// Estimates use measured figures from a previous run when there are any, else a stated per-token model.
+// The plan preview printed before a matrix starts: configs, levels, trials (rounds × configs = launches),
+// requests and a rough duration. Estimates use measured figures from a previous run when there are
+// any, else a stated per-token model; every launch still to come costs its ready time.
 
 import type { Plan } from '../plan/schema.js';
 import type { LevelKey } from '../records/level-key.js';
 import { probeRequests } from '../session/slo-probe.js';
 import type { ResolvedConfig } from './config-plan.js';
+import { levelsLeft, levelValueOf, matrixTrials, planLevelOf, trialOfLevel, trialsLeft } from './trials.js';
 
 export interface EstimateInput {
   plan: Plan;
   configs: readonly ResolvedConfig[];
-  /** Levels already completed per config (resume), which cost nothing. */
+  /** Stored level indices already completed per config (resume), which cost nothing. */
   completedLevels?: Record<string, number[]>;
   /** Measured seconds from a previous run: per config, ready time and per-level durations. */
   measured?: Record<string, { readyS?: number; levelS?: Record<number, number> }>;
@@ -17,7 +19,10 @@ export interface EstimateInput {
 
 export interface ConfigEstimate {
   name: string;
+  /** Stored level indices still to run (with trials, level i of trial t is (t−1)·L + i). */
   levelsToRun: number[];
+  /** Launches still to come: one per trial with a level left (an SLO search: 1, or 0 when completed). */
+  launches: number;
   requestsToRun: number;
   estimatedS: number;
   basis: 'previous run' | 'model';
@@ -59,24 +64,27 @@ export function estimateMatrix(input: EstimateInput): ConfigEstimate[] {
   const perLevelRequests =
     (plan.load.requests ?? (plan.load.duration === undefined ? 100 : 0)) + plan.load.warmup;
   return input.configs.map((c) => {
-    const done = new Set(input.completedLevels?.[c.name] ?? []);
-    const levelsToRun = plan.load.levels.map((_, i) => i).filter((i) => !done.has(i));
+    const done = input.completedLevels?.[c.name] ?? [];
+    const levelsToRun = levelsLeft(plan, matrixTrials(plan), done);
+    const launches = trialsLeft(plan, done);
     const measured = input.measured?.[c.name];
     const scale = timeScaleOf(c.argv);
     let basis: ConfigEstimate['basis'] = 'model';
-    let total = (measured?.readyS ?? assumedReadyS(c.argv)) + ASSUMED_CONFIG_OVERHEAD_S;
+    let total = launches * ((measured?.readyS ?? assumedReadyS(c.argv)) + ASSUMED_CONFIG_OVERHEAD_S);
     for (const i of levelsToRun) {
-      const m = measured?.levelS?.[i];
+      // a later trial of a level costs what its first trial was measured at
+      const m = measured?.levelS?.[i] ?? measured?.levelS?.[planLevelOf(plan, i)];
       if (m !== undefined) {
         total += m;
         basis = 'previous run';
         continue;
       }
-      total += modelLevelS(plan, plan.load.levels[i], plan.load.kind === 'concurrency', scale);
+      total += modelLevelS(plan, levelValueOf(plan, i) ?? 0, plan.load.kind === 'concurrency', scale);
     }
     return {
       name: c.name,
       levelsToRun,
+      launches,
       requestsToRun: perLevelRequests * levelsToRun.length,
       estimatedS: total,
       basis,
@@ -134,6 +142,7 @@ function estimateSearch(input: EstimateInput): ConfigEstimate[] {
     return {
       name: c.name,
       levelsToRun: [...Array(probes).keys()],
+      launches: done ? 0 : 1,
       requestsToRun: perLevelRequests * probes,
       estimatedS: done ? 0 : ready + probeS * probes,
       basis: 'model',
@@ -175,14 +184,37 @@ export function renderPlanPreview(plan: Plan, estimates: readonly ConfigEstimate
   }
   const unit = plan.load.kind === 'concurrency' ? 'concurrency' : 'req/s';
   lines.push(`matrix: ${estimates.length} config(s); levels (${unit}): ${plan.load.levels.join(', ')}`);
+  const trials = matrixTrials(plan);
+  if (trials > 1) lines.push(roundsLine(trials, estimates));
   for (const e of estimates) {
-    const levels = e.levelsToRun.map((i) => plan.load.levels[i]).join(', ') || 'none (all completed)';
+    const launches = trials > 1 ? `; ${e.launches} launch${e.launches === 1 ? '' : 'es'}` : '';
     lines.push(
-      `  ${e.name}: levels ${levels}; ${e.requestsToRun} requests; ~${formatDurationS(e.estimatedS)} (${e.basis})`,
+      `  ${e.name}: levels ${levelsWords(plan, e.levelsToRun)}${launches}; ${e.requestsToRun} requests; ~${formatDurationS(e.estimatedS)} (${e.basis})`,
     );
   }
   lines.push(totalLine(estimates));
   return lines;
+}
+
+/** "trials: 3 rounds × 2 configs = 6 launches, …": every launch a config's full life. */
+function roundsLine(trials: number, estimates: readonly ConfigEstimate[]): string {
+  const all = trials * estimates.length;
+  const left = estimates.reduce((a, e) => a + e.launches, 0);
+  const still = left === all ? '' : ` (${left} still to run)`;
+  return `trials: ${trials} rounds × ${estimates.length} configs = ${all} launches${still}; each round launches every config in turn (the same order each round), so drift over the run hits every config alike`;
+}
+
+/** The levels still to run: "1, 10", "1, 10 × 3 trials", or by trial when some are done already. */
+function levelsWords(plan: Plan, idx: readonly number[]): string {
+  if (idx.length === 0) return 'none (all completed)';
+  const values = (list: readonly number[]) => list.map((i) => levelValueOf(plan, i)).join(', ');
+  const trials = matrixTrials(plan);
+  if (trials <= 1) return values(idx);
+  if (idx.length === plan.load.levels.length * trials)
+    return `${values(idx.slice(0, plan.load.levels.length))} × ${trials} trials`;
+  const byTrial = new Map<number, number[]>();
+  for (const i of idx) byTrial.set(trialOfLevel(plan, i), [...(byTrial.get(trialOfLevel(plan, i)) ?? []), i]);
+  return [...byTrial].map(([t, list]) => `${values(list)} (trial ${t})`).join('; ');
 }
 
 function totalLine(estimates: readonly ConfigEstimate[]): string {

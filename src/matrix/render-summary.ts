@@ -1,19 +1,23 @@
 // The end-of-matrix summary: which configs completed (and how many levels), which did not and why,
-// with the first lines of evidence, so a failed overnight run explains itself in one screen.
+// with the first lines of evidence, so a failed overnight run explains itself in one screen. With
+// load.trials N the levels count every trial ("6/6 levels, 3 trials of 2").
 
 import type { Plan } from '../plan/schema.js';
 import type { MatrixResult } from './run-matrix.js';
+import { matrixTrials } from './trials.js';
 
 export function renderMatrixSummary(plan: Plan, result: MatrixResult): string {
   const lines: string[] = [];
-  const total = plan.load.levels.length;
+  const trials = matrixTrials(plan);
+  const total = plan.load.levels.length * trials;
+  const ofTrials = trials > 1 ? `, ${trials} trials of ${plan.load.levels.length}` : '';
   const search = plan.load.kind === 'slo_search';
   lines.push(`Matrix ${result.matrixDir}${result.cancelled ? ' (interrupted; continue with --resume)' : ''}`);
   for (const c of result.configs) {
     // a search's probe count is its own; the plan's levels do not apply
     const levels = search
       ? `SLO search, ${c.completedLevels.length} probe(s)`
-      : `${c.completedLevels.length}/${total} levels`;
+      : `${c.completedLevels.length}/${total} levels${ofTrials}`;
     if (c.status === 'completed') {
       lines.push(`  ✔ ${c.name}: completed, ${levels} → ${c.dir}`);
     } else {

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import type { RunSummary } from '../metrics/summary.js';
 import type { PlanInput } from '../plan/schema.js';
 import { freeLoopbackPorts } from './free-port.js';
-import { readMatrixState } from './state.js';
+import { type MatrixState, readMatrixState } from './state.js';
 import {
   benchgateArgv,
   pidsWithMarker,
@@ -62,6 +62,31 @@ async function countsByLevel(configDir: string): Promise<Record<number, number>>
   return counts;
 }
 
+/**
+ * Starts `benchgate run PLAN` and SIGKILLs it once `when` holds for the matrix directory it made
+ * (named `prefix…` under `dir`); returns that directory.
+ */
+async function killWhen(
+  planPath: string,
+  prefix: string,
+  when: (state: MatrixState | null, candidate: string) => boolean | Promise<boolean>,
+): Promise<string> {
+  const first = runCli(['run', planPath, '--yes', '--out', dir]);
+  let matrixDir: string | null = null;
+  for (let i = 0; i < 2400 && matrixDir === null; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const found = (await readdir(dir)).find((e) => e.startsWith(prefix));
+    if (!found) continue;
+    const candidate = join(dir, found);
+    const state = await readMatrixState(candidate).catch(() => null);
+    if (await when(state, candidate)) matrixDir = candidate;
+  }
+  expect(matrixDir).not.toBeNull();
+  first.child.kill('SIGKILL');
+  await first.done;
+  return matrixDir as string;
+}
+
 describe('benchgate run killed with SIGKILL mid-level, then --resume', () => {
   it('ends with the same levels as an uninterrupted run, re-running only the interrupted level', async () => {
     const marker = uniqueMarker();
@@ -82,40 +107,79 @@ describe('benchgate run killed with SIGKILL mid-level, then --resume', () => {
     await writeFile(planPath, stringify(plan));
 
     // 1. Start the matrix and SIGKILL benchgate while config a's second level is being measured.
-    const first = runCli(['run', planPath, '--yes', '--out', dir]);
-    let matrixDir: string | null = null;
-    for (let i = 0; i < 1200 && matrixDir === null; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const entries = await readdir(dir);
-      const found = entries.find((e) => e.startsWith('killed-'));
-      if (!found) continue;
-      const candidate = join(dir, found);
-      const state = await readMatrixState(candidate).catch(() => null);
-      const midLevel = await sizeOf(join(candidate, 'a', 'levels', '01', 'requests.jsonl'));
-      if (state?.configs.a?.completedLevels.length === 1 && midLevel > 0) matrixDir = candidate;
-    }
-    expect(matrixDir).not.toBeNull();
-    first.child.kill('SIGKILL');
-    await first.done;
+    const matrixDir = await killWhen(planPath, 'killed-', (state, candidate) =>
+      state?.configs.a?.completedLevels.length === 1
+        ? sizeOf(join(candidate, 'a', 'levels', '01', 'requests.jsonl')).then((n) => n > 0)
+        : false,
+    );
     const leftovers = await pidsWithMarker(marker);
     expect(leftovers.length).toBeGreaterThan(0); // the server of config a outlived benchgate
 
     // 2. Resume: the leftover is reported and ended, the interrupted level re-run, b run for the first time.
-    const second = runCli(['run', planPath, '--yes', '--resume', matrixDir!, '--kill-leftovers']);
+    const second = runCli(['run', planPath, '--yes', '--resume', matrixDir, '--kill-leftovers']);
     const { code, stderr } = await second.done;
     expect(stderr).toContain('launched by an earlier benchgate run');
     expect(stderr).toMatch(/a: discarding interrupted level\(s\) 2/);
     expect(code).toBe(0);
-    const state = await readMatrixState(matrixDir!);
+    const state = await readMatrixState(matrixDir);
     expect(state?.configs.a.completedLevels).toEqual([0, 1]);
     expect(state?.configs.b.completedLevels).toEqual([0, 1]);
     for (const name of ['a', 'b']) {
-      const summary = JSON.parse(
-        await readFile(join(matrixDir!, name, 'summary.json'), 'utf8'),
-      ) as RunSummary;
+      const summary = JSON.parse(await readFile(join(matrixDir, name, 'summary.json'), 'utf8')) as RunSummary;
       expect(summary.levels.map((l) => l.level.value)).toEqual([1, 2]);
-      expect(await countsByLevel(join(matrixDir!, name))).toEqual({ 0: 24, 1: 24 });
+      expect(await countsByLevel(join(matrixDir, name))).toEqual({ 0: 24, 1: 24 });
     }
     expect(await pidsWithMarker(marker)).toEqual([]);
   }, 120_000);
+
+  it('with trials: 2, killed mid-level of round 2, resumes at that config, trial and level', async () => {
+    const marker = uniqueMarker();
+    const [pa, pb] = await freeLoopbackPorts(2);
+    const plan: PlanInput = {
+      name: 'rounds',
+      target: { engine: 'sglang', api: 'native' },
+      workload: { input_tokens: { fixed: 16 }, output_tokens: { fixed: 48 }, ignore_eos: true },
+      load: { kind: 'concurrency', levels: [1, 2], requests: 12, trials: 2 },
+      output: dir,
+      expect: { config: { tp_size: 8 } },
+      configs: [
+        simConfig({ name: 'a', port: pa, marker, timeScale: 20 }),
+        simConfig({ name: 'b', port: pb, marker, timeScale: 200 }),
+      ],
+    };
+    const planPath = join(dir, 'rounds.yaml');
+    await writeFile(planPath, stringify(plan));
+    // round 2: a has its trial 1 and level 1 of trial 2; level 2 of trial 2 is being measured
+    const matrixDir = await killWhen(planPath, 'rounds-', (state, candidate) =>
+      state?.configs.a?.trial === 2 && state.configs.a.completedLevels.length === 3
+        ? sizeOf(join(candidate, 'a', 'levels', '03', 'requests.jsonl')).then((n) => n > 0)
+        : false,
+    );
+    expect((await readMatrixState(matrixDir))?.configs.b?.completedLevels).toEqual([0, 1]);
+    expect((await pidsWithMarker(marker)).length).toBeGreaterThan(0);
+
+    const second = runCli(['run', planPath, '--yes', '--resume', matrixDir, '--kill-leftovers']);
+    const { code, stderr } = await second.done;
+    expect(stderr).toContain('a: trial 1 already completed under the same launch spec; not relaunched.');
+    expect(stderr).toContain('launched by an earlier benchgate run');
+    expect(stderr).toMatch(/a: discarding interrupted level\(s\) 2 of trial 2/);
+    expect(code).toBe(0);
+    const state = await readMatrixState(matrixDir);
+    for (const name of ['a', 'b']) {
+      expect(state?.configs[name]).toMatchObject({
+        status: 'completed',
+        trial: 2,
+        completedLevels: [0, 1, 2, 3],
+      });
+      const summary = JSON.parse(await readFile(join(matrixDir, name, 'summary.json'), 'utf8')) as RunSummary;
+      expect(summary.levels.map((l) => [l.level.value, l.trial])).toEqual([
+        [1, 1],
+        [2, 1],
+        [1, 2],
+        [2, 2],
+      ]);
+      expect(await countsByLevel(join(matrixDir, name))).toEqual({ 0: 12, 1: 12, 2: 12, 3: 12 });
+    }
+    expect(await pidsWithMarker(marker)).toEqual([]);
+  }, 180_000);
 });

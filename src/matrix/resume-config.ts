@@ -11,6 +11,7 @@ import type { ResolvedConfig } from './config-plan.js';
 import type { ConfigRun, MatrixContext } from './config-run.js';
 import { discardSearch, isSloSearch, searchCompleted } from './slo-search-stage.js';
 import { type ConfigState, decideBeforeLaunch } from './state.js';
+import { levelName, levelsLeft, levelWord } from './trials.js';
 
 function newConfigState(config: ResolvedConfig): ConfigState {
   return {
@@ -85,7 +86,7 @@ async function missingLevelFiles(configDir: string, idx: number): Promise<string
 export async function verifyKeptLevels(
   configDir: string,
   st: ConfigState,
-  plan: { load: { levels: number[] } },
+  plan: Parameters<typeof levelName>[0],
   search: boolean,
   log: (line: string) => void,
 ): Promise<void> {
@@ -96,7 +97,7 @@ export async function verifyKeptLevels(
       kept.push(idx);
       continue;
     }
-    const what = search ? `SLO search probe ${idx + 1}` : `level ${plan.load.levels[idx] ?? idx}`;
+    const what = search ? `SLO search probe ${idx + 1}` : levelName(plan, idx);
     log(
       `  ${st.name}: ${what} is recorded as completed but ${problem}; ${search ? 'the search' : 'it'} will be re-run.`,
     );
@@ -106,8 +107,12 @@ export async function verifyKeptLevels(
   st.completedLevels = kept;
 }
 
-/** The config's run, prepared from what earlier runs left (see the file's header). */
-export async function openConfigRun(m: MatrixContext, config: ResolvedConfig): Promise<ConfigRun> {
+/** The config's run for its visit in round `trial`, prepared from what earlier runs left (see the file's header). */
+export async function openConfigRun(
+  m: MatrixContext,
+  config: ResolvedConfig,
+  trial: number,
+): Promise<ConfigRun> {
   const dir = join(m.matrixDir, config.name);
   await mkdir(dir, { recursive: true });
   const prev = m.state.configs[config.name];
@@ -126,16 +131,15 @@ export async function openConfigRun(m: MatrixContext, config: ResolvedConfig): P
   const dropped = await dropPartialLevels(dir, st.completedLevels);
   if (dropped.length > 0 && !search)
     m.log(
-      `  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => m.plan.load.levels[i]).join(', ')}; they will be re-run.`,
+      `  ${config.name}: discarding interrupted level(s) ${dropped.map((i) => levelWord(m.plan, i)).join(', ')}; they will be re-run.`,
     );
-  const levelsToRun = search
-    ? []
-    : m.plan.load.levels.map((_, i) => i).filter((i) => !st.completedLevels.includes(i));
+  const levelsToRun = search ? [] : levelsLeft(m.plan, trial, st.completedLevels);
   return {
     m,
     config,
     dir,
     st,
+    trial,
     search,
     levelsToRun,
     warnings: [],

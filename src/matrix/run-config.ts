@@ -1,13 +1,15 @@
 // Runs one config through the stage table (config-stages.ts): prepares it from what earlier runs left
 // (resume-config.ts), re-enters it at the stage the state recorded, runs each stage in order recording
 // its outcome by name, lets only the clean-up stages run after a failure or an interrupt, and ends with
-// the config's status, its failure and warnings.
+// the config's status, its failure and warnings. With load.trials N each call is one visit of the
+// config: its trial's whole life, from the launch to the tear-down (matrix/trials.ts).
 
 import type { ResolvedConfig } from './config-plan.js';
 import { type ConfigRun, failureOf, type MatrixContext } from './config-run.js';
 import { CONFIG_STAGES, type ConfigStage, stageNamed } from './config-stages.js';
 import { nothingLeft, openConfigRun } from './resume-config.js';
-import type { ConfigFailure, StageRecord } from './state.js';
+import type { ConfigFailure, ConfigState, StageRecord } from './state.js';
+import { allTrialsDone, matrixTrials } from './trials.js';
 
 export interface ConfigOutcome {
   name: string;
@@ -29,7 +31,8 @@ async function record(r: ConfigRun, stage: ConfigStage, status: StageRecord['sta
 async function keptFromEarlier(r: ConfigRun, stage: ConfigStage): Promise<boolean> {
   if (stage.resume !== 'keep' || r.st.stages?.[stage.name]?.status !== 'done') return false;
   if (!(await stage.kept?.(r))) return false;
-  r.m.log(`  ${r.config.name}: stage ${stage.name} kept from the earlier run.`);
+  const from = r.trial > 1 ? 'an earlier trial of this config' : 'the earlier run';
+  r.m.log(`  ${r.config.name}: stage ${stage.name} kept from ${from}.`);
   return true;
 }
 
@@ -67,9 +70,11 @@ async function runStages(r: ConfigRun, from: ConfigStage): Promise<void> {
   await r.host?.close().catch(() => undefined);
 }
 
-/** Where the earlier run of this config stopped: its recorded stage, or for a /1 state file what it kept. */
+/** Where the earlier run of this config stopped in this trial: its recorded stage, or for a /1 state file what it kept. */
 function reentryStage(r: ConfigRun): ConfigStage | null {
   const { st } = r;
+  // the recorded stage belongs to another round's visit: this trial starts (or was done) afresh
+  if ((st.trial ?? 1) !== r.trial) return null;
   if (st.stage !== undefined) return stageNamed(st.stage) ?? null;
   if (st.status === 'completed') return null;
   return stageNamed(st.completedLevels.length > 0 ? 'sweep' : 'room') ?? null;
@@ -97,6 +102,29 @@ function outcomeOf(r: ConfigRun): ConfigOutcome {
   };
 }
 
+/** What a config that ran to the end of its visit is now: completed once every trial is, else pending. */
+const settledStatus = (r: ConfigRun): ConfigState['status'] =>
+  r.failure ? 'failed' : allTrialsDone(r.m.plan, r.st.completedLevels) || r.search ? 'completed' : 'pending';
+
+/** "all levels", or with trials "trial 2". */
+const whatKept = (r: ConfigRun): string =>
+  r.search
+    ? 'the SLO search already completed'
+    : matrixTrials(r.m.plan) > 1
+      ? `trial ${r.trial} already completed`
+      : 'all levels already completed';
+
+/** A new round's visit: the stage records of the previous visit are dropped, the kept results' stay. */
+function beginVisit(r: ConfigRun): void {
+  const { st } = r;
+  if ((st.trial ?? 1) !== r.trial) {
+    const kept = Object.entries(st.stages ?? {}).filter(([name]) => stageNamed(name)?.resume === 'keep');
+    st.stages = Object.fromEntries(kept);
+    st.stage = null;
+  }
+  if (matrixTrials(r.m.plan) > 1) st.trial = r.trial;
+}
+
 /** Every level was kept: only a clean-up a kill cut short is finished; nothing is relaunched. */
 async function finishKept(r: ConfigRun, at: ConfigStage | null): Promise<ConfigOutcome> {
   if (at?.always) {
@@ -104,31 +132,31 @@ async function finishKept(r: ConfigRun, at: ConfigStage | null): Promise<ConfigO
     r.finishingCleanup = true;
     await runStages(r, at);
   } else {
-    r.m.log(
-      `  ${r.config.name}: ${r.search ? 'the SLO search already completed' : 'all levels already completed'} under the same launch spec; not relaunched.`,
-    );
+    r.m.log(`  ${r.config.name}: ${whatKept(r)} under the same launch spec; not relaunched.`);
   }
-  r.st.status = r.failure ? 'failed' : 'completed';
+  r.st.status = settledStatus(r);
   r.st.failure = r.failure;
   await r.m.save();
   return outcomeOf(r);
 }
 
-/** One config through the stage table; a failure is recorded with its evidence, never thrown. */
-export async function runConfig(m: MatrixContext, config: ResolvedConfig): Promise<ConfigOutcome> {
-  m.log(`\n── ${config.name} ──`);
-  const r = await openConfigRun(m, config);
+/** One config through the stage table (its visit in round `trial`); a failure is recorded with its evidence, never thrown. */
+export async function runConfig(m: MatrixContext, config: ResolvedConfig, trial = 1): Promise<ConfigOutcome> {
+  const trials = matrixTrials(m.plan);
+  m.log(`\n── ${config.name}${trials > 1 ? `, trial ${trial}/${trials}` : ''} ──`);
+  const r = await openConfigRun(m, config, trial);
   const at = m.resuming ? reentryStage(r) : null;
   if (nothingLeft(r)) return finishKept(r, at);
   // a clean-up stage is no place to re-enter a config that has levels to run again
   if (at && !at.always) logReentry(r, at);
+  beginVisit(r);
   r.st.status = 'running';
   r.st.failure = null;
   await m.save();
   await runStages(r, CONFIG_STAGES[0] as ConfigStage);
   const cancelled = m.signal.aborted;
   r.st.failure = r.failure;
-  r.st.status = r.failure ? (cancelled ? 'pending' : 'failed') : 'completed';
+  r.st.status = r.failure && cancelled ? 'pending' : settledStatus(r);
   await m.save();
   if (r.failure) {
     m.log(`  ✖ ${r.failure.message}`);

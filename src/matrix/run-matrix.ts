@@ -1,6 +1,6 @@
 // The matrix: each server configuration runs through the table of stages in config-stages.ts (room,
 // leftovers, launch, ready, checkpoint, lossless, sweep, teardown, gpu-release, assemble), every stage's
-// outcome recorded in a resumable state file. A failing config is recorded with its evidence and the
+// outcome recorded in a resumable state file; with load.trials N the configs run in N rounds. A failing config is recorded with its evidence and the
 // loop moves on; completed configs are compared, and the matrix summary is written beside them.
 
 import { setMaxListeners } from 'node:events';
@@ -10,13 +10,16 @@ import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { Plan } from '../plan/schema.js';
 import { writeTextAtomic } from '../results/run-store.js';
+import type { ResolvedConfig } from './config-plan.js';
 import type { MatrixContext } from './config-run.js';
 import { judgeMatrixLossless, losslessBaseline } from './lossless-stage.js';
 import { matrixPreview, openMatrix, selectConfigs } from './matrix-setup.js';
 import { renderMatrixSummary } from './render-summary.js';
 import { type ConfigOutcome, runConfig } from './run-config.js';
+import { isSloSearch } from './slo-search-stage.js';
 import type { MatrixStages } from './stages.js';
 import { writeMatrixState } from './state.js';
+import { allTrialsDone, matrixTrials } from './trials.js';
 
 export type { ConfigOutcome } from './run-config.js';
 
@@ -145,6 +148,44 @@ function matrixContext(
   return m;
 }
 
+/** A config the interrupt reached before it ran. */
+const cancelledOutcome = (m: MatrixContext, name: string): ConfigOutcome => ({
+  name,
+  status: 'cancelled',
+  dir: join(m.matrixDir, name),
+  completedLevels: [],
+  failure: null,
+  warnings: [],
+});
+
+/**
+ * Every config once, or with load.trials N in N rounds (A B, A B: drift over the hours hits every
+ * config alike), each visit a config's whole life. A config that failed a round is not visited again
+ * (its failure stands; --resume retries it); one an interrupt left short of its trials is cancelled.
+ */
+async function runRounds(m: MatrixContext, configs: readonly ResolvedConfig[]): Promise<ConfigOutcome[]> {
+  const trials = matrixTrials(m.plan);
+  const last = new Map<string, ConfigOutcome>();
+  for (let trial = 1; trial <= trials; trial++) {
+    if (trials > 1) m.log(`\n══ round ${trial}/${trials} ══`);
+    for (const config of configs) {
+      const before = last.get(config.name);
+      if (before && before.status !== 'completed') continue;
+      if (m.signal.aborted) {
+        if (!before) last.set(config.name, cancelledOutcome(m, config.name));
+        continue;
+      }
+      last.set(config.name, await runConfig(m, config, trial));
+    }
+  }
+  return configs.map((c) => {
+    const o = last.get(c.name) ?? cancelledOutcome(m, c.name);
+    const short =
+      o.status === 'completed' && !isSloSearch(m.plan) && !allTrialsDone(m.plan, o.completedLevels);
+    return short ? { ...o, status: 'cancelled' } : o;
+  });
+}
+
 export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
   const { plan } = opts;
   const log = opts.log ?? (() => {});
@@ -161,19 +202,7 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
   }
   await writeMatrixState(matrixDir, state);
   const m = matrixContext(opts, matrixDir, state);
-  const outcomes: ConfigOutcome[] = [];
-  for (const config of configs) {
-    if (!m.signal.aborted) outcomes.push(await runConfig(m, config));
-    else
-      outcomes.push({
-        name: config.name,
-        status: 'cancelled',
-        dir: join(matrixDir, config.name),
-        completedLevels: [],
-        failure: null,
-        warnings: [],
-      });
-  }
+  const outcomes = await runRounds(m, configs);
   if (losslessBase) await judgeLossless(m, losslessBase, outcomes);
   const compared = await compareCompleted(m, outcomes, opts.json ?? false);
   const result: MatrixResult = { matrixDir, cancelled: m.signal.aborted, configs: outcomes, ...compared };

@@ -76,7 +76,7 @@ export async function runConfigSearch(a: ConfigSearchArgs): Promise<SloSearchRun
       await rm(runDir, { recursive: true, force: true });
       a.log(`  SLO search ${what}`);
       const startedMs = a.nowMs();
-      const outcome = await sweepOneLevel(a.session, idx, runDir, a.signal, a.afterLevel, probe);
+      const outcome = await sweepOneLevel(a.session, idx, runDir, a.signal, a.afterLevel, { probe });
       // a probe past the server's capacity may stop on its error rate: that is a failed probe, not a failed config
       await a.keepLevel(idx, outcome.summary, what, startedMs, outcome.stop ? [outcome.stop.message] : []);
       return outcome;

@@ -2,6 +2,7 @@
 // real child process. Each working stage is interrupted as it is entered (the matrix's own abort
 // path); the clean-up stages are re-entered from the state file a kill during them leaves. Also: a
 // state file of the earlier schema (/1) still resumes, and a kept level whose files are gone is re-run.
+// With load.trials: 2, an interrupt or a kill in round 2 resumes at that config, trial and stage.
 
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,11 @@ import { freeLoopbackPorts } from './free-port.js';
 import { runMatrix } from './run-matrix.js';
 import { MATRIX_STATE_FILE, type MatrixState, readMatrixState } from './state.js';
 import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
+
+const trialsOf = async (configDir: string): Promise<(number | undefined)[]> => {
+  const s = JSON.parse(await readFile(join(configDir, 'summary.json'), 'utf8')) as RunSummary;
+  return s.levels.map((l) => l.trial);
+};
 
 let out: string;
 beforeAll(async () => {
@@ -33,10 +39,27 @@ async function onePlan(marker: string): Promise<Plan> {
   });
 }
 
-/** Runs (or resumes) the matrix; `stopAt` interrupts config a as it enters that stage. */
-async function run(plan: Plan, o: { resumeDir?: string; stopAt?: string } = {}) {
+/** Two configs with load.trials: 2, run in rounds (a b, a b). */
+async function twoTrialPlan(marker: string): Promise<Plan> {
+  const [pa, pb] = await freeLoopbackPorts(2);
+  return testPlan(
+    out,
+    [simConfig({ name: 'a', port: pa!, marker }), simConfig({ name: 'b', port: pb!, marker })],
+    {
+      load: { kind: 'concurrency', levels: [1, 2], requests: 2, trials: 2 },
+      lossless: { prompts: 2, max_tokens: 8, seed: 1 },
+    },
+  );
+}
+
+/**
+ * Runs (or resumes) the matrix; `stopAt` interrupts as a config enters that stage (config a's visit
+ * `visit`, when given). Returns the log and the order configs were launched in.
+ */
+async function run(plan: Plan, o: { resumeDir?: string; stopAt?: string; visit?: number } = {}) {
   const stop = new AbortController();
   const logs: string[] = [];
+  const launches: string[] = [];
   const result = await runMatrix({
     plan,
     planPath: null,
@@ -44,11 +67,14 @@ async function run(plan: Plan, o: { resumeDir?: string; stopAt?: string } = {}) 
     stages: defaultStages(),
     signal: stop.signal,
     log: (l) => logs.push(l),
-    onStage: (_config, stage) => {
-      if (stage === o.stopAt) stop.abort();
+    onStage: (config, stage) => {
+      if (stage === 'launch') launches.push(config);
+      const visit = launches.filter((c) => c === config).length;
+      if (stage === o.stopAt && (o.visit === undefined || (config === 'a' && visit === o.visit)))
+        stop.abort();
     },
   });
-  return { result, log: logs.join('\n') };
+  return { result, log: logs.join('\n'), launches };
 }
 
 async function levelsOf(configDir: string): Promise<number[]> {
@@ -178,5 +204,71 @@ describe('--resume re-enters a config at a stage by name', () => {
     const a = again.result.configs[0]!;
     expect(a.completedLevels).toEqual([0, 1]);
     expect(await levelsOf(a.dir)).toEqual([0, 1]);
+  }, 240_000);
+
+  it('interrupted in round 2 as config a entered its sweep, resumes there: round 1 is not re-run', async () => {
+    const marker = uniqueMarker();
+    const plan = await twoTrialPlan(marker);
+    const first = await run(plan, { stopAt: 'sweep', visit: 2 });
+    expect(first.launches).toEqual(['a', 'b', 'a']);
+    const cut = (await readMatrixState(first.result.matrixDir))?.configs;
+    expect(cut?.a).toMatchObject({ trial: 2, stage: 'sweep', status: 'pending', completedLevels: [0, 1] });
+    expect(cut?.b).toMatchObject({ trial: 1, status: 'pending', completedLevels: [0, 1] });
+    // b ran its first trial only: short of its trials, it is not compared as if complete
+    expect(first.result.configs.map((c) => c.status)).toEqual(['cancelled', 'cancelled']);
+    expect(await pidsWithMarker(marker)).toEqual([]);
+
+    const again = await run(plan, { resumeDir: first.result.matrixDir });
+    expect(again.launches).toEqual(['a', 'b']);
+    expect(again.log).toContain('a: trial 1 already completed under the same launch spec; not relaunched.');
+    expect(again.log).toContain('b: trial 1 already completed under the same launch spec; not relaunched.');
+    expect(again.log).toContain('a: resuming at stage sweep, where the earlier run stopped (interrupted).');
+    expect(again.log).toContain('a: stage lossless kept from an earlier trial of this config.');
+    for (const c of again.result.configs) {
+      expect(c.status).toBe('completed');
+      expect(c.completedLevels).toEqual([0, 1, 2, 3]);
+      expect(await trialsOf(c.dir)).toEqual([1, 1, 2, 2]);
+    }
+    expect(await pidsWithMarker(marker)).toEqual([]);
+  }, 240_000);
+
+  it('killed mid-level in round 2, resumes at that config, trial and level; completed trials are not re-run', async () => {
+    const marker = uniqueMarker();
+    const plan = await twoTrialPlan(marker);
+    const first = await run(plan);
+    const dir = first.result.matrixDir;
+    const kept = await readFile(join(dir, 'a', 'levels', '02', 'requests.jsonl'), 'utf8');
+    // as a kill leaves it: a in its trial 2 sweep with level 2 of trial 2 half written, b not yet in round 2
+    await cutOff(dir, (s) => {
+      const at = new Date().toISOString();
+      Object.assign(s.configs.a!, {
+        status: 'running',
+        trial: 2,
+        stage: 'sweep',
+        completedLevels: [0, 1, 2],
+      });
+      s.configs.a!.stages = { ...s.configs.a!.stages, sweep: { status: 'running', at } };
+      Object.assign(s.configs.b!, { status: 'pending', trial: 1, stage: null, completedLevels: [0, 1] });
+    });
+    for (const level of ['02', '03']) await rm(join(dir, 'b', 'levels', level), { recursive: true });
+    const again = await run(plan, { resumeDir: dir });
+    expect(again.launches).toEqual(['a', 'b']);
+    expect(again.log).toContain('a: discarding interrupted level(s) 2 of trial 2; they will be re-run.');
+    expect(again.log).toContain(
+      'a: resuming at stage sweep, where the earlier run stopped (cut off while running).',
+    );
+    // a re-runs only the interrupted level; its completed levels are the same files
+    expect(again.log.match(/level c=\d+ \(trial \d\)/g)).toEqual([
+      'level c=2 (trial 2)',
+      'level c=1 (trial 2)',
+      'level c=2 (trial 2)',
+    ]);
+    expect(await readFile(join(dir, 'a', 'levels', '02', 'requests.jsonl'), 'utf8')).toBe(kept);
+    for (const c of again.result.configs) {
+      expect(c.status).toBe('completed');
+      expect(await trialsOf(c.dir)).toEqual([1, 1, 2, 2]);
+    }
+    expect((await readMatrixState(dir))?.configs.b).toMatchObject({ trial: 2, stage: null });
+    expect(await pidsWithMarker(marker)).toEqual([]);
   }, 240_000);
 });

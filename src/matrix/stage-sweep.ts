@@ -1,7 +1,8 @@
 // The sweep stage: one session of the ready server (detection, smoke, tokenizer, one clock anchor), then
-// the plan's remaining levels one at a time (or the SLO search's probes), each in its own levels/NN/
-// run directory and checked after it: a crash line, an exited server, drift or an invalid level fails
-// the config and keeps nothing of that level; a kept level is saved in the state at once.
+// the plan's remaining levels one at a time (with load.trials, this visit's trial of them, tagged), or
+// the SLO search's probes, each in its own levels/NN/ run directory and checked after it: a crash line,
+// an exited server, drift or an invalid level fails the config and keeps nothing of that level; a kept
+// level is saved in the state at once.
 
 import { rm } from 'node:fs/promises';
 import { monoNowMs } from '../core/clock.js';
@@ -13,6 +14,7 @@ import type { LaunchedServer } from './launch.js';
 import { runConfigSearch } from './slo-search-stage.js';
 import { need } from './stage-launch.js';
 import { sweepOneLevel } from './sweep-level.js';
+import { levelName, levelsLeft, levelValueOf, trialTag } from './trials.js';
 
 /** Evidence from the server's output: its crash line, else its last lines. */
 function serverEvidence(server: LaunchedServer, lines: number): string[] {
@@ -116,17 +118,22 @@ export async function sweep(r: ConfigRun): Promise<void> {
     await m.save();
     return;
   }
+  // re-read here: a checkpoint that superseded the kept levels sends every trial so far round again
+  r.levelsToRun = levelsLeft(m.plan, r.trial, r.st.completedLevels);
   for (const idx of r.levelsToRun) {
-    const value = m.plan.load.levels[idx];
+    const value = levelValueOf(m.plan, idx);
+    const what = levelName(m.plan, idx);
     if (m.signal.aborted)
-      fail('sweep', 'BG_E_ABORTED', `config "${config.name}": interrupted before level ${value}.`);
+      fail('sweep', 'BG_E_ABORTED', `config "${config.name}": interrupted before ${what}.`);
     const runDir = levelRunDir(r.dir, idx);
     await rm(runDir, { recursive: true, force: true });
-    m.log(`  level ${levelLabel(levelKeyOf(m.plan.load, value as number))}`);
+    const trial = trialTag(m.plan, idx);
+    m.log(
+      `  level ${levelLabel(levelKeyOf(m.plan.load, value as number))}${trial ? ` (trial ${trial.index})` : ''}`,
+    );
     const startedMs = monoNowMs();
-    const what = `level ${value}`;
-    const outcome = await sweepOneLevel(session, idx, runDir, m.signal, checks.afterLevel).catch((e) =>
-      checks.failedWith(e, what),
+    const outcome = await sweepOneLevel(session, idx, runDir, m.signal, checks.afterLevel, { trial }).catch(
+      (e) => checks.failedWith(e, what),
     );
     await checks.keepLevel(idx, outcome.summary, what, startedMs);
   }

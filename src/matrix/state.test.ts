@@ -100,6 +100,13 @@ describe('matrix state files of other versions', () => {
     await expect(readMatrixState(dir)).rejects.toThrow(
       `${file}: config "a" has no list of completed level indices (completedLevels); the file cannot be resumed`,
     );
+    const badTrial = { ...newMatrixState('m1', null), configs: { a: { ...prev({}), trial: 0 } } };
+    await writeFile(file, JSON.stringify(badTrial));
+    await expect(readMatrixState(dir)).rejects.toThrow(
+      `${file}: config "a" has a trial that is not a trial number (1, 2, …)`,
+    );
+    await writeFile(file, JSON.stringify({ ...badTrial, configs: { a: { ...prev({}), trial: 2 } } }));
+    expect((await readMatrixState(dir))?.configs.a?.trial).toBe(2);
   });
 });
 

@@ -1,7 +1,8 @@
-// The matrix state file (<matrix-dir>/matrix-state.json): which levels of which config completed under
-// which fingerprint, and which stage of each config ran last with what outcome (so --resume re-enters a
-// config at a stage by name). Written atomically after every step so `kill -9` at any moment leaves a
-// usable file. Files of the earlier schema (/1, without stage records) are read and resumed too.
+// The matrix state file (<matrix-dir>/matrix-state.json): which levels (of which trial) of which config
+// completed under which fingerprint, and which stage of each config ran last in which trial with what
+// outcome (so --resume re-enters a config at a stage by name, in its round). Written atomically after
+// every step so `kill -9` at any moment leaves a usable file. Files of the earlier schema (/1, without
+// stage records) are read and resumed too.
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,7 +31,11 @@ export interface ConfigState {
   launchFingerprint: string;
   /** Hash of the verified configuration (facts, engine version, model); null until a checkpoint passed. */
   verifiedConfigHash: string | null;
-  /** Indices (into the plan's load.levels) of levels completed under these fingerprints; for an SLO search, of its probes in the order run. */
+  /**
+   * Stored indices of the levels completed under these fingerprints: with load.trials N, level i of
+   * trial t is (t−1)·L + i (matrix/trials.ts), so index i alone is plan level i; for an SLO search, its
+   * probes in the order run.
+   */
   completedLevels: number[];
   /** load.kind slo_search: the search ended (kept on resume); an unfinished one is re-run from the start. */
   searchCompleted?: boolean;
@@ -47,6 +52,8 @@ export interface ConfigState {
   stage?: string | null;
   /** Each stage's last outcome, by stage name (matrix/config-stages.ts). Absent in /1 files. */
   stages?: Record<string, StageRecord>;
+  /** With load.trials N: the trial (round) `stage` and `stages` belong to. Absent: trial 1. */
+  trial?: number;
 }
 
 /** One stage's last outcome: running (a kill leaves it so), done, failed, interrupted or skipped. */
@@ -147,6 +154,8 @@ function configStateProblem(c: unknown): string | null {
     return `has an unknown status ${JSON.stringify(x.status)}`;
   if (x.lastPid !== null && x.lastPid !== undefined && !Number.isInteger(x.lastPid))
     return 'has a lastPid that is not a PID';
+  if (x.trial !== undefined && !(Number.isInteger(x.trial) && x.trial >= 1))
+    return 'has a trial that is not a trial number (1, 2, …)';
   return null;
 }
 

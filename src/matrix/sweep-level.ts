@@ -1,6 +1,7 @@
 // One level of a config's session into its own run directory (levels/NN/), its summary written even when
 // it was interrupted, so a killed matrix leaves every finished level readable. Used for the plan's levels
-// and for each probe of an SLO search (`probe`: a load not in load.levels, judged by the search's SLOs).
+// and for each probe of an SLO search (`probe`: a load not in load.levels, judged by the search's SLOs);
+// with repeated trials the level carries its trial tag (`trial`), as bench stores it.
 
 import { basename } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
@@ -14,7 +15,7 @@ export async function sweepOneLevel(
   runDir: string,
   signal: AbortSignal,
   afterLevel: () => Promise<{ valid: boolean; reasons: string[] }>,
-  probe?: RunLevelOptions['probe'],
+  more: Pick<RunLevelOptions, 'probe' | 'trial'> = {},
 ): Promise<LevelOutcome> {
   const store = session.openStore({ runDir });
   let outcome: LevelOutcome | null = null;
@@ -23,7 +24,7 @@ export async function sweepOneLevel(
       store,
       signal: AbortSignal.any([signal, store.writeFailed]),
       afterLevel,
-      probe,
+      ...more,
     });
   } finally {
     const levels = outcome ? [outcome.summary] : [];

@@ -508,26 +508,25 @@ describe('the prompt salt', () => {
 });
 
 describe('repeated trials', () => {
-  it('are refused where they are not honoured yet, naming the key', () => {
-    const matrix = () =>
-      parsePlanText(
-        'load: { trials: 3 }\nconfigs:\n  - name: a\n    launch: { command: "true" }\n    url: http://127.0.0.1:1',
-        'm.yaml',
-      );
-    expect(matrix).toThrow(/plan m\.yaml is invalid/);
-    try {
-      matrix();
-    } catch (e) {
-      expect((e as BenchgateError).details.join('\n')).toMatch(
-        /m\.yaml:1:9 load\.trials: the matrix \(configs:\) does not repeat trials yet/,
-      );
-    }
-    expect(() =>
+  it('are accepted in the matrix (it runs its configs in rounds) and refused for an SLO search, naming the key', () => {
+    const matrix = parsePlanText(
+      'load: { trials: 3 }\nconfigs:\n  - name: a\n    launch: { command: "true" }\n    url: http://127.0.0.1:1',
+      'm.yaml',
+    );
+    expect(matrix.load.trials).toBe(3);
+    const search = () =>
       parsePlanText(
         'load: { kind: slo_search, trials: 2, slo_search: { over: rate, min: 1, max: 4 } }\nslo: { ttft_ms: 100 }',
         's.yaml',
-      ),
-    ).toThrow(/invalid/);
+      );
+    expect(search).toThrow(/plan s\.yaml is invalid/);
+    try {
+      search();
+    } catch (e) {
+      expect((e as BenchgateError).details.join('\n')).toMatch(
+        /s\.yaml:1:\d+ load\.trials: an SLO search probes loads of its own/,
+      );
+    }
     expect(resolvePlan({ load: { trials: 3 } }, 'flags').load.trials).toBe(3);
   });
 });

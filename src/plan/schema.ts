@@ -392,7 +392,7 @@ export const loadSchema = z
       .max(100)
       .default(1)
       .describe(
-        'Repeated trials: the whole sweep runs this many times (levels 1 2 3, then 1 2 3 again), each repetition of a level stored as a level of its own with its trial number; compare resamples trials, then requests within them, so run-to-run variance is inside the intervals. bench and the single-server run only (not yet the matrix or slo_search).',
+        'Repeated trials: the whole sweep runs this many times (levels 1 2 3, then 1 2 3 again), each repetition of a level stored as a level of its own with its trial number; compare resamples trials, then requests within them, so run-to-run variance is inside the intervals. In the matrix (configs:) the configs run in rounds, A B then A B again, each visit a full launch and tear-down: N rounds × K configs = N·K launches. Not with kind: slo_search.',
       ),
     workers: z
       .union([positiveInt.max(MAX_WORKERS), z.literal('auto')])
