@@ -165,6 +165,22 @@ function matrixStatus(config: string | null): LiveState['matrix'] {
   }));
 }
 
+/**
+ * The levels a run sends, in order: the plan's levels once, or with load.trials N > 1 the sweep N times
+ * (level i of trial t at index (t−1)·L + i, as bench and the matrix store them).
+ */
+function plannedLevels(
+  load: { levels?: number[]; trials?: number } | undefined,
+): { value: number; trial?: number }[] {
+  const levels = load?.levels ?? [];
+  const trials = load?.trials ?? 1;
+  if (trials <= 1) return levels.map((value) => ({ value }));
+  return Array.from({ length: levels.length * trials }, (_, k) => ({
+    value: levels[k % levels.length],
+    trial: Math.floor(k / levels.length) + 1,
+  }));
+}
+
 /** Follows one run directory; `state()` reads what is new and returns the whole picture. */
 export class LiveRun {
   private readonly tail: RequestsTail;
@@ -177,22 +193,23 @@ export class LiveRun {
     this.tail.poll();
     const manifest = readJson<Manifest>(join(this.dir, 'manifest.json'));
     const plan = manifest?.plan;
-    const planned = plan?.load?.levels ?? [];
+    const planned = plannedLevels(plan?.load);
     const done = doneLevels(this.dir);
     const config = matrixConfigDir(this.dir);
     const matrixLevel = config ? Number(basename(this.dir)) : null;
     const running = matrixLevel ?? planned.findIndex((_, i) => !done.has(i));
     const total = plan?.load?.requests ?? null;
     const kind = plan?.load?.kind === 'rate' ? 'rate' : 'concurrency';
-    const levels: LiveLevel[] = planned.map((value, index) => {
+    const levels: LiveLevel[] = planned.map(({ value, trial }, index) => {
       const d = done.get(index);
       const status = d ? 'done' : index === running ? 'running' : 'to come';
       const progress = this.tail.levels.get(index);
       return {
         index,
-        label: levelLabel(
-          d?.summary.level ?? { kind, value, maxConcurrency: plan?.load?.max_concurrency ?? null },
-        ),
+        label:
+          levelLabel(
+            d?.summary.level ?? { kind, value, maxConcurrency: plan?.load?.max_concurrency ?? null },
+          ) + (trial ? ` trial ${trial}` : ''),
         status,
         figures: d
           ? summaryFigures(d.summary)
