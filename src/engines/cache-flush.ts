@@ -26,6 +26,18 @@ function answered(status: number | null, text: string, error?: { message: string
   return `HTTP ${status}${body ? `: ${body}` : ''}`;
 }
 
+/** A one-request flush's outcome: done on 200, else the answer and the hint for that status, if any. */
+function outcome(
+  how: string,
+  doc: { status: number | null; text: string; error?: { message: string } },
+  hints: Record<number, string>,
+): CacheFlush {
+  const evidence = answered(doc.status, doc.text, doc.error);
+  if (doc.status === 200) return { flushed: true, how, evidence };
+  const hint = doc.status === null ? undefined : hints[doc.status];
+  return { flushed: false, how, evidence, ...(hint ? { hint } : {}) };
+}
+
 /** SGLang refuses a flush while requests run or wait (a level's cancelled streams finishing): try again. */
 const SGLANG_BUSY_TRIES = 10;
 const SGLANG_BUSY_PAUSE_MS = 500;
@@ -36,32 +48,16 @@ export async function flushSglang(http: TargetHttp): Promise<CacheFlush> {
     await new Promise((r) => setTimeout(r, SGLANG_BUSY_PAUSE_MS));
     doc = await http.request('/flush_cache', { method: 'POST', timeoutMs: TIMEOUT_MS });
   }
-  const evidence = answered(doc.status, doc.text, doc.error);
-  if (doc.status === 200) return { flushed: true, how: 'POST /flush_cache', evidence };
-  return {
-    flushed: false,
-    how: 'POST /flush_cache',
-    evidence,
-    hint:
-      doc.status === 400
-        ? `SGLang flushes only an idle server: requests were still running or waiting after ${SGLANG_BUSY_TRIES} tries.`
-        : undefined,
-  };
+  return outcome('POST /flush_cache', doc, {
+    400: `SGLang flushes only an idle server: requests were still running or waiting after ${SGLANG_BUSY_TRIES} tries.`,
+  });
 }
 
 export async function flushVllm(http: TargetHttp): Promise<CacheFlush> {
   const doc = await http.request('/reset_prefix_cache', { method: 'POST', timeoutMs: TIMEOUT_MS });
-  const evidence = answered(doc.status, doc.text, doc.error);
-  if (doc.status === 200) return { flushed: true, how: 'POST /reset_prefix_cache', evidence };
-  return {
-    flushed: false,
-    how: 'POST /reset_prefix_cache',
-    evidence,
-    hint:
-      doc.status === 404
-        ? 'vLLM offers /reset_prefix_cache only when the server runs with VLLM_SERVER_DEV_MODE=1.'
-        : undefined,
-  };
+  return outcome('POST /reset_prefix_cache', doc, {
+    404: 'vLLM offers /reset_prefix_cache only when the server runs with VLLM_SERVER_DEV_MODE=1.',
+  });
 }
 
 /** The slot count from /props (total_slots), or null when it does not say. */

@@ -12,7 +12,13 @@ import { defaultStages } from './default-stages.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { MATRIX_SUMMARY_FILE, runMatrix } from './run-matrix.js';
 import { readMatrixState } from './state.js';
-import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
+import {
+  pidsWithMarker,
+  requestsPerLevel,
+  simConfig,
+  testPlan,
+  uniqueMarker,
+} from './test-support/matrix-fixtures.js';
 
 let out: string;
 beforeAll(async () => {
@@ -29,16 +35,6 @@ interface CompareJson {
 
 async function summaryOf(dir: string): Promise<RunSummary> {
   return JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-}
-
-async function requestsPerLevel(dir: string): Promise<Record<number, number>> {
-  const counts: Record<number, number> = {};
-  for (const line of (await readFile(join(dir, 'requests.jsonl'), 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
-    const r = JSON.parse(line) as { levelIndex: number; warmup: boolean };
-    if (!r.warmup) counts[r.levelIndex] = (counts[r.levelIndex] ?? 0) + 1;
-  }
-  return counts;
 }
 
 describe('the matrix with load.trials: 2', () => {

@@ -9,7 +9,13 @@ import { defaultStages } from './default-stages.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { runMatrix } from './run-matrix.js';
 import { readMatrixState } from './state.js';
-import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
+import {
+  pidsWithMarker,
+  requestsPerLevel,
+  simConfig,
+  testPlan,
+  uniqueMarker,
+} from './test-support/matrix-fixtures.js';
 import { writeToyServer } from './test-support/toy-server.js';
 
 let out: string;
@@ -25,16 +31,6 @@ const quiet = { log: () => {}, progress: () => {}, print: () => {} };
 async function levelIndexesOf(dir: string): Promise<number[]> {
   const s = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary;
   return s.levels.map((l) => l.levelIndex);
-}
-
-async function requestsPerLevel(dir: string): Promise<Record<number, number>> {
-  const counts: Record<number, number> = {};
-  for (const line of (await readFile(join(dir, 'requests.jsonl'), 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
-    const r = JSON.parse(line) as { levelIndex: number; warmup: boolean };
-    if (!r.warmup) counts[r.levelIndex] = (counts[r.levelIndex] ?? 0) + 1;
-  }
-  return counts;
 }
 
 describe('runMatrix against the simulator launched as real child processes', () => {

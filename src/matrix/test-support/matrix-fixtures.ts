@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliNodeArgs } from '../../cli/test-support/cli-argv.js';
 import { type Plan, type PlanInput, planSchema } from '../../plan/schema.js';
@@ -99,4 +100,15 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Measured (non-warmup) requests per level index in a run directory's requests.jsonl. */
+export async function requestsPerLevel(dir: string): Promise<Record<number, number>> {
+  const counts: Record<number, number> = {};
+  for (const line of (await readFile(join(dir, 'requests.jsonl'), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { levelIndex: number; warmup: boolean };
+    if (!r.warmup) counts[r.levelIndex] = (counts[r.levelIndex] ?? 0) + 1;
+  }
+  return counts;
 }
