@@ -14,6 +14,8 @@ import { currentStartLine } from './logs.js';
 interface Acceptance {
   proven: boolean;
   found: string;
+  /** What the live-evidence fact says it rests on. */
+  because: string;
   evidence: Evidence;
 }
 
@@ -31,6 +33,7 @@ async function fromLogs(ctx: CheckContext): Promise<Acceptance | null> {
     return {
       proven: !a.neverAccepted,
       found: `${a.acceptedTokens} of ${a.draftedTokens ?? 'unknown'} drafted tokens accepted on ${a.lines} log line(s)${mean}`,
+      because: `${st.path}:${a.firstLine}-${a.lastLine}: ${a.acceptedTokens} drafted tokens accepted`,
       evidence: {
         source: 'log',
         where: `${st.path}:${a.firstLine}-${a.lastLine}`,
@@ -53,10 +56,11 @@ export async function acceptanceFinding(
     ? {
         proven: acc.value > 1,
         found: acc.value.toFixed(2),
+        because: `${acc.source}: acceptance length ${acc.value.toFixed(2)}`,
         evidence: { source: 'endpoint', where: acc.source, excerpt: acc.value.toFixed(3) },
       }
     : await fromLogs(ctx);
-  if (got?.proven) setFact(ctx.evidence, 'speculative.active', true, `${got.evidence.where}: ${got.found}`);
+  if (got?.proven) setFact(ctx.evidence, 'speculative.active', true, got.because);
   const status = got?.proven ? 'pass' : required ? 'fail' : 'warn';
   const gap = got === null ? ctx.adapter?.acceptanceGap?.(facts) : undefined;
   return finding('smoke.acceptance', 'Speculative drafts are accepted', status, {
