@@ -1,7 +1,7 @@
 // llama-server's speculative acceptance in its log, 2025–2026. Per request (server print_timings):
-// `draft acceptance rate = 0.57576 (   19 accepted /    33 generated)` on a line of its own (b4984 to
-// b9231), `draft acceptance = … (… accepted / … generated)` (b9232 on) and `…, mean len =  1.02` (b9838
-// on). Per speculative type, counted since the server started (common_speculative_print_stats, info
+// `draft acceptance rate = 0.57576 (   19 accepted /    33 generated)` on a line of its own (b4984 on;
+// still so at b9402, run 2026-12-04), `draft acceptance = … (… accepted / … generated)` (a paste of a
+// build b9232) and `…, mean len =  1.02` (b9838 on). Per speculative type, counted since the server started (common_speculative_print_stats, info
 // level b7869–b9837, trace after): `statistics draft: #calls = …, #gen tokens = N, #acc tokens = N`,
 // from b8967 `statistics draft-simple: #calls(b,g,a) = …`, from b9838 with `#mean acc len = L`.
 // Per verify step, at debug verbosity only (-v), every build: `accepted 1/8 draft tokens, new n_past = 29`
