@@ -1,9 +1,11 @@
 // llama-server's speculative acceptance in its log, 2025–2026. Per request (server print_timings):
-// `draft acceptance rate = 0.57576 (   19 accepted /    33 generated)` on a line of its own (b4984 to
-// b9231), `draft acceptance = … (… accepted / … generated)` (b9232 on) and `…, mean len =  1.02` (b9838
-// on). Per speculative type, counted since the server started (common_speculative_print_stats, info
+// `draft acceptance rate = 0.57576 (   19 accepted /    33 generated)` on a line of its own (b4984 on;
+// still so at b9402, run 2026-12-04), `draft acceptance = … (… accepted / … generated)` (a paste of a
+// build b9232) and `…, mean len =  1.02` (b9838 on). Per speculative type, counted since the server started (common_speculative_print_stats, info
 // level b7869–b9837, trace after): `statistics draft: #calls = …, #gen tokens = N, #acc tokens = N`,
 // from b8967 `statistics draft-simple: #calls(b,g,a) = …`, from b9838 with `#mean acc len = L`.
+// Per verify step, at debug verbosity only (-v), every build: `accepted 1/8 draft tokens, new n_past = 29`
+// (`new n_tokens` later); the only acceptance a build before b4984 gives, used when nothing else is there.
 
 import { setFact } from './facts.js';
 import { type AcceptanceParser, readAcceptance } from './log-reading.js';
@@ -14,6 +16,14 @@ const REQUEST_RE =
   /draft acceptance(?: rate)? = ([\d.]+) \(\s*(\d+) accepted \/\s*(\d+) generated\)(?:, mean len =\s*(\d+\.\d\d)\b)?/;
 const STATISTICS_RE =
   /statistics\s+([\w-]+): #calls(?:\(b,g,a\))? = [\d ]+, #gen drafts = \s*(\d+), #acc drafts = \s*(\d+), #gen tokens = \s*(\d+), #acc tokens = \s*(\d+)(?:.*?#mean acc len = ([\d.]+))?/;
+
+const STEP_RE = /\baccepted (\d+)\/(\d+) draft tokens, new n_(?:past|tokens) = \d+/;
+
+/** A per-step debug line (`accepted N/M draft tokens`) as a sample: one verify step. */
+export const parseLlamacppStepLine: AcceptanceParser = (text) => {
+  const m = STEP_RE.exec(text);
+  return m ? { accepted: Number(m[1]), drafted: Number(m[2]) } : null;
+};
 
 /** A per-request acceptance line as a sample; its mean length only where the build printed one. */
 export const parseLlamacppAcceptanceLine: AcceptanceParser = (text) => {
@@ -85,9 +95,18 @@ function requestFacts(reading: AcceptanceReading, path: string, facts: ConfigFac
   setFact(facts, 'llamacpp.log_draft_acceptance_rate', generated > 0 ? accepted / generated : null, src);
 }
 
+/** Per-step totals as facts (`llamacpp.log_draft_steps`, …): each debug line is one verify step. */
+function stepFacts(reading: AcceptanceReading, path: string, facts: ConfigFacts): void {
+  const src = `${path} (${reading.lines} "accepted N/M draft tokens" debug line(s), last at line ${reading.lastLine})`;
+  setFact(facts, 'llamacpp.log_draft_steps', reading.lines, src);
+  setFact(facts, 'llamacpp.log_draft_accepted_tokens', reading.acceptedTokens ?? 0, src);
+  setFact(facts, 'llamacpp.log_draft_generated_tokens', reading.draftedTokens ?? 0, src);
+}
+
 /**
  * The acceptance of the current start: per-request lines when it has them (summed), else its
- * statistics lines (the last per type, which already hold the totals: never summed line by line).
+ * statistics lines (the last per type, which already hold the totals: never summed line by line), else
+ * its per-step debug lines (summed; printed with -v, alongside the others on builds that have them).
  */
 export function readLlamacppAcceptance(
   current: readonly LogLine[],
@@ -97,5 +116,8 @@ export function readLlamacppAcceptance(
   const perRequest = readAcceptance(current, parseLlamacppAcceptanceLine);
   const statistics = statisticsReading(current, path, facts);
   if (perRequest) requestFacts(perRequest, path, facts);
-  return perRequest ?? statistics;
+  if (perRequest || statistics) return perRequest ?? statistics;
+  const steps = readAcceptance(current, parseLlamacppStepLine);
+  if (steps) stepFacts(steps, path, facts);
+  return steps;
 }

@@ -65,6 +65,20 @@ export const DRAFT_MODEL_NEEDS_SPEC_TYPE: BuildChange = {
   pr: '#23988',
 };
 
+/**
+ * Drafts accepted are reported from here ("server : include speculative decoding stats when
+ * timings_per_token is enabled"): `timings.draft_n` / `draft_n_accepted` in the final stream event and the
+ * per-request log line `draft acceptance rate = …`. Before it a draft model runs (/slots `speculative:
+ * true`) but only the debug line `accepted N/M draft tokens` (with -v) says what it accepted.
+ */
+export const DRAFTS_ACCEPTED_REPORTED: BuildChange = {
+  buildNumber: 4984,
+  commit: '5d0167026',
+  tag: 'b4984',
+  date: '2025-03-28',
+  pr: '#12603',
+};
+
 /** `--spec-type` exists from here ("spec : add self-speculative decoding", `--spec-draftless` renamed). */
 export const SPEC_TYPE_FLAG_ADDED: BuildChange = {
   buildNumber: 7864,

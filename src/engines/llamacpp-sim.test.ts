@@ -56,6 +56,10 @@ describe('benchgate against the llamacpp simulator flavour', () => {
     expect(finding(doc, 'config.speculative.algorithm')?.status).toBe('pass');
     expect(finding(doc, 'config.context_length')?.status).toBe('pass');
     expect(finding(doc, 'smoke.acceptance')?.status).toBe('pass');
+    // named by the field it came from, not SGLang's meta_info
+    const where = doc.findings.find((f: { id: string }) => f.id === 'smoke.acceptance').evidence[0].where;
+    expect(where).toMatch(/^timings\.draft_n_accepted of the smoke request/);
+    expect(where).not.toMatch(/meta_info/);
   }, 120_000);
 
   it('check: no draft model reads as speculation absent, and an expectation of it fails', async () => {

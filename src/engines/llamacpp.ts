@@ -6,6 +6,7 @@
 import { redactDeep } from '../core/redact.js';
 import { flushLlamacpp } from './cache-flush.js';
 import { isRecord, setFact, setFactIfAbsent, setNativeFacts } from './facts.js';
+import { llamacppAcceptanceGap } from './llamacpp-acceptance-gap.js';
 import { readLlamacppProcess } from './llamacpp-flags.js';
 import { readLlamacppLog } from './llamacpp-log.js';
 import { openAiRequest } from './openai-request.js';
@@ -170,6 +171,7 @@ export const llamacppAdapter: EngineAdapter = {
     kvCacheUsage: ['llamacpp:kv_cache_usage_ratio'],
   },
   whereToRead,
+  acceptanceGap: llamacppAcceptanceGap,
   flushPrefixCache: flushLlamacpp,
   serverCommand: /\bllama-server\b/,
 };

@@ -320,6 +320,30 @@ const CASES: LogCase[] = [
     },
   },
   {
+    // b7501 at default verbosity has no timestamps: its padded metadata dump and prompt-cache listing
+    // must not pass for terminal wraps (they swallowed the ready line and all but one acceptance line)
+    file: 'llamacpp-b7501-draft-plain-format.txt',
+    adapter: llamacppAdapter,
+    facts: {
+      engine_version: 'b7501-0e1ccf15c',
+      'speculative.draft_model': 'models/draft.gguf',
+      max_running_requests: 4,
+      context_length: 512,
+      'llamacpp.log_draft_requests': 4,
+    },
+    // -md alone at this build: the log names no speculative type
+    unknown: ['speculative.algorithm'],
+    ready: 332,
+    failedStart: null,
+    acceptance: {
+      neverAccepted: false,
+      lines: 4,
+      maxMeanLength: null,
+      acceptedTokens: 117,
+      draftedTokens: 562,
+    },
+  },
+  {
     file: 'llamacpp-b9232-auto-draft-statistics.txt',
     adapter: llamacppAdapter,
     facts: {

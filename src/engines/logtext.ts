@@ -17,9 +17,16 @@ export function stripAnsi(text: string): string {
   return text.replace(ANSI_RE, '');
 }
 
-/** A line that begins a new log record (timestamped — llama.cpp 2026 `0.00.073.302 I ` included —, levelled or a known non-record marker). */
+/**
+ * A line that begins a new log record: timestamped (llama.cpp 2026 `0.00.073.302 I ` included),
+ * levelled, a known non-record marker, or one of llama.cpp's plain records (b7501 and earlier at default
+ * verbosity: a function-name prefix, `srv    load_model: `, `slot update_slots: `, `llama_model_loader: `,
+ * `main: `). Without the last, llama.cpp's fixed-width lines (the padded metadata dump, the prompt-cache
+ * listing) pass for terminal wraps and are joined, and the truncated chat template in that dump leaves a
+ * bracket open that swallows the rest of the log.
+ */
 export const RECORD_START_RE =
-  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent call last\)|\s*File "|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b)/;
+  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent call last\)|\s*File "|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b|(?:srv|slot|que|res)\s+\w+: |(?:llama|llm|ggml|gguf|common|print_info|load|main|init|start|build|system[ _]info|sched|graph|clip|mtmd)\w*: )/;
 
 /** Longest physical line examined; longer lines (a binary blob, a 10 MB paste) are cut before any regex runs. */
 export const MAX_PHYSICAL_LINE_CHARS = 64 * 1024;

@@ -186,6 +186,12 @@ export interface AcceptanceReading {
   excerpt: string;
 }
 
+/** Why no source gave a speculative acceptance figure, and what the user can do (see acceptanceGap). */
+export interface AcceptanceGap {
+  found: string;
+  hint: string;
+}
+
 export interface EngineAdapter {
   readonly name: EngineName;
   /** True when the documents a probe read identify this engine (cheap GETs only). */
@@ -217,6 +223,8 @@ export interface EngineAdapter {
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
   whereToRead(key: string): string | null;
+  /** Why no acceptance figure was found on this server (its build, the fields it lacks); absent: generic. */
+  acceptanceGap?(facts: ConfigFacts): AcceptanceGap;
   /** Empties the engine's prefix cache (load.cache: flush); absent when the engine offers no way. */
   flushPrefixCache?(http: TargetHttp): Promise<CacheFlush>;
   /** Matches the command line of this engine's server processes (leftover check); null when unknown. */

@@ -30,12 +30,12 @@ export function startFindings(id: string, spec: LogExpectation, st: LogState): F
   }
   const a = r.acceptance;
   if (a && a.lastLine >= st.currentFromLine) {
-    const counts =
+    const parts = [
+      a.maxMeanLength !== null ? `highest mean acceptance length ${a.maxMeanLength.toFixed(2)}` : '',
       a.acceptedTokens !== null
-        ? `, ${a.acceptedTokens} accepted of ${a.draftedTokens ?? 'unknown'} drafted tokens`
-        : '';
-    const mean =
-      a.maxMeanLength !== null ? `highest mean acceptance length ${a.maxMeanLength.toFixed(2)}` : '';
+        ? `${a.acceptedTokens} accepted of ${a.draftedTokens ?? 'unknown'} drafted tokens`
+        : '',
+    ].filter((p) => p !== '');
     out.push(
       finding(
         `${id}.spec_acceptance`,
@@ -44,7 +44,7 @@ export function startFindings(id: string, spec: LogExpectation, st: LogState): F
         {
           required: spec.required,
           expected: 'mean acceptance length above 1.00 on some acceptance line',
-          found: `${a.neverAccepted ? 'speculative decoding configured but never accepted: ' : ''}${a.lines} acceptance line(s) (lines ${a.firstLine}-${a.lastLine}), ${mean}${counts}`,
+          found: `${a.neverAccepted ? 'speculative decoding configured but never accepted: ' : ''}${a.lines} acceptance line(s) (lines ${a.firstLine}-${a.lastLine})${parts.map((p) => `, ${p}`).join('')}`,
           evidence: [{ source: 'log', where: where(a.lastLine), excerpt: excerpt(a.excerpt) }],
           hint: a.neverAccepted
             ? 'Every draft token was rejected: check the draft model matches the target model (and its revision), and the speculative settings.'

@@ -3,11 +3,11 @@
 // A speculative server that stops a token or a draft past max_tokens (33 for 32, finish_reason length)
 // is a warning naming it, not a blocked run: the run counts the tokens the server reports.
 
-import { setFact } from '../../engines/facts.js';
 import type { ConfigFacts, EngineAdapter } from '../../engines/types.js';
 import { type CheckContext, finding } from '../context.js';
 import type { Evidence, Finding } from '../finding.js';
-import { acceptanceLength, type SmokeResult, sendSmoke, smokeParams } from '../smoke.js';
+import { type SmokeResult, sendSmoke, smokeParams } from '../smoke.js';
+import { acceptanceFinding } from './smoke-acceptance.js';
 
 const isOff = (v: unknown) =>
   v === undefined || v === null || v === false || (typeof v === 'string' && /^(none|null|)$/i.test(v));
@@ -99,32 +99,6 @@ function runSmoke(
   });
 }
 
-/** The acceptance finding, and the live evidence it gives: drafts accepted in our own request. */
-function acceptanceFinding(ctx: CheckContext, r: SmokeResult, required: boolean): Finding {
-  const acc = acceptanceLength(r);
-  if (acc !== null && acc.value > 1)
-    setFact(
-      ctx.evidence,
-      'speculative.active',
-      true,
-      `${acc.source}: acceptance length ${acc.value.toFixed(2)}`,
-    );
-  const status = acc !== null && acc.value > 1 ? 'pass' : required ? 'fail' : 'warn';
-  return finding('smoke.acceptance', 'Speculative drafts are accepted', status, {
-    required,
-    expected: 'acceptance length > 1',
-    found:
-      acc === null
-        ? 'unknown: neither meta_info.spec_verify_ct nor /metrics counters were available'
-        : acc.value.toFixed(2),
-    evidence: acc ? [{ source: 'endpoint', where: acc.source, excerpt: acc.value.toFixed(3) }] : [],
-    hint:
-      acc && acc.value <= 1
-        ? 'Drafts are never accepted: check the draft model and speculative settings.'
-        : undefined,
-  });
-}
-
 /** What went wrong with a smoke request that completed: no tokens, no usage, a length far from the request. */
 function smokeProblems(
   r: SmokeResult,
@@ -191,6 +165,6 @@ export async function checkSmoke(ctx: CheckContext, facts: ConfigFacts): Promise
         evidence,
       }),
     );
-  if (spec || (rec.specVerifySteps ?? 0) > 0) out.push(acceptanceFinding(ctx, r, spec));
+  if (spec || (rec.specVerifySteps ?? 0) > 0) out.push(await acceptanceFinding(ctx, r, spec, facts));
   return out;
 }
