@@ -23,7 +23,7 @@ describe('the two-pass level summary', () => {
       const expected = summarizeLevel({ ...c, records } as LevelInput);
       expect(summarizeLevelInPasses(c, records)).toEqual(expected);
       expect(expected.requests.failed).toBeGreaterThan(0);
-      expect(expected.speculative?.source).toBe('meta_info');
+      expect(expected.speculative?.source).toBe('per-request');
     }
   });
 

@@ -189,7 +189,7 @@ export class LevelAccumulator {
     if (steps > 0) {
       const summary: SpeculativeSummary = {
         acceptanceLength: tokens / steps,
-        source: 'meta_info',
+        source: 'per-request',
         verifySteps: steps,
       };
       if (reporting < this.completed)

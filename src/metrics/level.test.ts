@@ -352,7 +352,7 @@ describe('speculative acceptance length', () => {
     const a = rec({ sentMs: 0, chunks: [[10, 6]], specVerifySteps: 2 });
     const b = rec({ sentMs: 0, chunks: [[10, 4]], specVerifySteps: 3 });
     const s = summarizeLevel(level([a, b]));
-    expect(s.speculative).toEqual({ acceptanceLength: 2, source: 'meta_info', verifySteps: 5 });
+    expect(s.speculative).toEqual({ acceptanceLength: 2, source: 'per-request', verifySteps: 5 });
   });
 
   it('says so when only some requests reported verify steps', () => {
@@ -360,7 +360,7 @@ describe('speculative acceptance length', () => {
     const b = rec({ sentMs: 0, chunks: [[10, 4]] });
     expect(summarizeLevel(level([a, b])).speculative).toEqual({
       acceptanceLength: 3,
-      source: 'meta_info',
+      source: 'per-request',
       verifySteps: 2,
       note: '1 of 2 completed requests reported verify steps',
     });
@@ -414,7 +414,7 @@ describe('speculative acceptance length', () => {
         specCounters: { before: { drafts: 0, acceptedTokens: 0 }, after: { drafts: 1, acceptedTokens: 9 } },
       }),
     );
-    expect(s.speculative!.source).toBe('meta_info');
+    expect(s.speculative!.source).toBe('per-request');
   });
 
   it('falls back to the gauge, labelled, when counters went backwards (server restart)', () => {

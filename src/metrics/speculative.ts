@@ -1,7 +1,8 @@
 // Speculative-decoding acceptance length of a level: mean tokens produced per verify (target-model) step.
 // Sources, best first:
-//   1. meta_info  — Σ output tokens / Σ spec_verify_ct over the level's completed measured requests that report
-//                   verify steps (SGLang native / meta_info). Exactly this level's requests.
+//   1. per-request — Σ output tokens / Σ verify steps over the level's completed measured requests that report
+//                   them (SGLang meta_info.spec_verify_ct; llama.cpp timings: predicted_n − 1 −
+//                   draft_n_accepted). Exactly this level's requests.
 //   2. counters   — deltas of /metrics counters scraped before and after the level:
 //                   vLLM: 1 + Δaccepted / Δdrafts (each draft is one verify step yielding accepted + 1 tokens);
 //                   else Δgeneration tokens / Δverify steps. Includes warmup and any other traffic in between.
@@ -24,7 +25,7 @@ export function acceptanceFromRecords(completed: readonly RequestRecord[]): Spec
   if (steps === 0) return null;
   const summary: SpeculativeSummary = {
     acceptanceLength: tokens / steps,
-    source: 'meta_info',
+    source: 'per-request',
     verifySteps: steps,
   };
   if (reporting < completed.length) {
@@ -82,7 +83,7 @@ export function acceptanceFromCounters(
   return null;
 }
 
-/** meta_info first, then counter deltas, then the gauge; null when the level has no speculative data. */
+/** The requests' own verify steps first, then counter deltas, then the gauge; null when the level has no speculative data. */
 export function speculativeSummary(
   completed: readonly RequestRecord[],
   counters: { before: SpecCounters | null; after: SpecCounters | null } | undefined,

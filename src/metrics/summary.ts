@@ -20,7 +20,11 @@ import type { EnergySummary } from './energy.js';
 export interface SpeculativeSummary {
   /** Σ output tokens / Σ verify steps over the level. */
   acceptanceLength: number;
-  source: 'meta_info' | 'metrics-counters' | 'metrics-gauge';
+  /**
+   * per-request: the level's own requests' verify steps (SGLang meta_info.spec_verify_ct, llama.cpp
+   * timings.draft_n_accepted); `meta_info` in runs written before 2026-12-04 means the same.
+   */
+  source: 'per-request' | 'metrics-counters' | 'metrics-gauge' | 'meta_info';
   /** Human note, e.g. "gauge fallback: server average, not this level's". */
   note?: string;
   verifySteps?: number;

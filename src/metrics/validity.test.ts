@@ -92,7 +92,7 @@ describe('level validity', () => {
 
   it('flags speculative decoding configured with a mean acceptance of about 1', () => {
     const { records, summary } = level(100, () => {}, {
-      speculative: { acceptanceLength: 1.0, source: 'meta_info' },
+      speculative: { acceptanceLength: 1.0, source: 'per-request' },
     });
     const v = judgeLevel(summary, records, { speculativeConfigured: true });
     expect(v.status).toBe('suspect');

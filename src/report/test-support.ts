@@ -118,7 +118,7 @@ export function summarizeForTest(
       chunkTokenSources: { 'server-per-chunk': records.length },
     },
     speculative:
-      steps > 0 ? { acceptanceLength: tokens / steps, source: 'meta_info', verifySteps: steps } : null,
+      steps > 0 ? { acceptanceLength: tokens / steps, source: 'per-request', verifySteps: steps } : null,
     client: { eventLoopDelayP99Ms: 1, cpuPercentOfOneCore: 10, clientLimited: false },
     validity: { valid: true, reasons: [] },
     ...extra,
