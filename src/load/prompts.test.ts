@@ -47,6 +47,32 @@ describe('random prompts', () => {
   });
 });
 
+describe('prompts built while the tokenizer answers out of order', () => {
+  it('are the same words whichever tokenizer calls finish first (a replay under load is exact)', async () => {
+    const spec: PromptSpec = {
+      dataset: 'random',
+      inputTokens: { uniform: [20, 200] },
+      outputTokens: { fixed: 4 },
+      seed: 3,
+      salt: 77,
+    };
+    // the same counts as `uneven`, answered after a delay drawn per call: a busy server's /tokenize
+    const delayed = (seed: number): PromptTokenizer => {
+      const rng = seededRng(seed);
+      return {
+        ...uneven,
+        count: async (t) => {
+          await new Promise((r) => setTimeout(r, Math.floor(rng() * 6)));
+          return uneven.count(t);
+        },
+      };
+    };
+    const first = await buildPrompts(spec, 24, 0, delayed(1));
+    const second = await buildPrompts(spec, 24, 0, delayed(2));
+    expect(second.map((x) => x.prompt)).toEqual(first.map((x) => x.prompt));
+  });
+});
+
 describe('the run salt', () => {
   it('changes every random prompt of a level but none of its lengths, and replays exactly when repeated', async () => {
     const spec: PromptSpec = {

@@ -214,18 +214,24 @@ export async function buildPrompts(
       outTok: sampleLength(spec.outputTokens, rng),
       seed: Math.floor(rng() * 2 ** 32),
     }));
-    const ratio = { tokensPerWord: 1 };
     const results: PromptItem[] = new Array(count);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let i = next++; i < count; i = next++) {
-        const j = jobs[i];
-        // a distinct random text per request defeats prefix caching across requests
-        const p = await randomPrompt(j.inTok, seededRng(saltedSeed(j.seed, spec.salt)), tokenizer, ratio);
-        results[i] = { prompt: p.prompt, inputTokens: p.tokens, outputTokens: j.outTok };
-      }
+    // a distinct random text per request defeats prefix caching across requests; the words of prompt i
+    // depend on its seed and the ratio it starts from, so every prompt after the first starts from the
+    // ratio the first one learnt (a copy each): which prompts finish first, under a busy tokenizer, then
+    // changes nothing, and the same seed and salt give the same prompts (a replay is exact)
+    const build = async (i: number, ratio: { tokensPerWord: number }): Promise<void> => {
+      const j = jobs[i];
+      const p = await randomPrompt(j.inTok, seededRng(saltedSeed(j.seed, spec.salt)), tokenizer, ratio);
+      results[i] = { prompt: p.prompt, inputTokens: p.tokens, outputTokens: j.outTok };
     };
-    await Promise.all(Array.from({ length: Math.min(PROMPT_BUILD_PARALLELISM, count) }, worker));
+    if (count === 0) return results;
+    const learnt = { tokensPerWord: 1 };
+    await build(0, learnt);
+    let next = 1;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < count; i = next++) await build(i, { ...learnt });
+    };
+    await Promise.all(Array.from({ length: Math.min(PROMPT_BUILD_PARALLELISM, count - 1) }, worker));
     return results;
   }
   const file = await readPromptFile(spec.dataset);

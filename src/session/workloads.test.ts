@@ -186,8 +186,13 @@ describe('multi_turn against the simulator', () => {
     expect(perTurn.every((t) => t.completed > 0 && t.ttftMs?.count === t.completed)).toBe(true);
     const history = perTurn.map((t) => t.historyTokens?.mean ?? 0);
     expect(history).toEqual([64, 64 + 16 + 64, 64 + 2 * (16 + 64), 64 + 3 * (16 + 64)]);
-    // a first turn shares only the template's start (BOS, the user tag) with anything cached
-    expect(records.filter((r) => r.turn === 1).every((r) => r.cachedInputTokens === 2)).toBe(true);
+    // a first turn shares only the template's start (BOS, the user tag) with anything cached, and now and
+    // then a first word or two with another conversation's opening (each run draws fresh random words)
+    const firstTurns = records.filter((r) => r.turn === 1).map((r) => r.cachedInputTokens ?? -1);
+    expect(
+      firstTurns.every((n) => n >= 2 && n <= 4),
+      `first turns' cached tokens: ${firstTurns}`,
+    ).toBe(true);
     expect(perTurn[3].cachedShare).toBeGreaterThan(0.7);
     const level = JSON.parse(readFileSync(join(res.runDir, 'level-00.json'), 'utf8'));
     expect(level.multiTurn).toEqual(perTurn);
