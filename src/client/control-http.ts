@@ -180,6 +180,8 @@ function sendHttps(url: URL, call: ControlCall, sink: Sink): () => void {
   if (call.body !== undefined) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = Buffer.byteLength(call.body);
+  } else if (call.method !== 'GET') {
+    headers['content-length'] = 0; // as the raw transport: a bodyless POST says it has no body
   }
   const req = https.request(url, { method: call.method, headers, agent: httpsAgent(url) });
   req.on('error', (e: NodeJS.ErrnoException) =>

@@ -32,6 +32,9 @@ export function renderRequest(
   head += `Accept: ${how.accept}\r\nConnection: keep-alive\r\n`;
   if (body !== undefined)
     head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  // a POST with no body still says so: llama-server b4747 (cpp-httplib 0.19) otherwise waits for a body
+  // that never comes, and the request times out instead of being answered
+  else if (how.method !== 'GET') head += 'Content-Length: 0\r\n';
   return Buffer.from(`${head}\r\n${body ?? ''}`, 'utf8');
 }
 
