@@ -67,7 +67,7 @@ describe('smoke acceptance on a llama-server build that reports no drafts accept
 
   it('with its -v log named, reads the debug lines "accepted N/M draft tokens" as acceptance', async () => {
     const log = join(dir, 'server.log');
-    copyFileSync(join(FIXTURES, 'b4747-server-v-draft.log'), log);
+    copyFileSync(join(FIXTURES, 'b4747-server-v-draft.txt'), log);
     const { acceptance } = await check(`  logs: [{ path: ${log} }]\n`);
     expect(acceptance.status).toBe('pass');
     expect(acceptance.found).toBe('1 of 60 drafted tokens accepted on 12 log line(s)');
