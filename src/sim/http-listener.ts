@@ -71,7 +71,11 @@ export class HttpListener {
 
   private accept(s: Socket): void {
     this.sockets.add(s);
-    this.stats.opened(this.sockets.size);
+    // a socket this server already destroyed (closed after its stream) is not open, though its 'close'
+    // event may come after this accept in the same turn of the event loop
+    let open = 0;
+    for (const x of this.sockets) if (!x.destroyed) open++;
+    this.stats.opened(open);
     s.setNoDelay(true);
     let heldThread = false;
     s.on('close', () => {
