@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FixtureServer, startFixtureServer } from '../engines/fixture-server.js';
+import { freeLoopbackPorts } from '../matrix/free-port.js';
 import { createTargetHttp } from './target-http.js';
 
 describe('createTargetHttp', () => {
@@ -62,9 +63,6 @@ describe('createTargetHttp', () => {
 });
 
 async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
+  const [port] = await freeLoopbackPorts(1); // below the ephemeral range: no port-0 server lands there
   return port;
 }

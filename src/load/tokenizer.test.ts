@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BenchgateError } from '../core/errors.js';
 import { llamacppTokenizeRequest } from '../engines/llamacpp.js';
+import { freeLoopbackPorts } from '../matrix/free-port.js';
 import { buildPrompts } from './prompts.js';
 import { chooseTokenizer, localTokenizer, type PromptTokenizer } from './tokenizer.js';
 
@@ -33,10 +33,7 @@ function writeTokenizerJson(dir: string): string {
 
 /** A loopback port with nothing listening, so the server tokenizer probe fails to connect. */
 async function closedPortUrl(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
+  const [port] = await freeLoopbackPorts(1); // below the ephemeral range: no port-0 server lands there
   return `http://127.0.0.1:${port}`;
 }
 

@@ -3,9 +3,10 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPorts } from '../../matrix/free-port.js';
 import { hasTool } from '../../test-support/needs.js';
 import { execLocal } from '../local-host.js';
 import type { SshHostOptions } from '../ssh-host.js';
@@ -30,16 +31,10 @@ export function sshdAvailable(): boolean {
   return hasTool(SSHD_PATH, 'the tests against a real sshd', 'Debian: apt-get install openssh-server');
 }
 
+/** Below the ephemeral range, so no port-0 server of another test takes it before sshd binds it. */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
+  const [port] = await freeLoopbackPorts(1);
+  return port;
 }
 
 async function waitForPort(port: number, child: ChildProcess, limitMs: number): Promise<void> {
