@@ -33,6 +33,8 @@ export class HttpListener {
   /** Accepts connections and hands them to `server` as threads free up. */
   private readonly front: TcpServer;
   private readonly sockets = new Set<Socket>();
+  /** Sockets the server will close after the streamed answer it is ending (close-after-stream). */
+  private readonly closing = new WeakSet<Socket>();
   private readonly openResponses = new Set<ServerResponse>();
   /** Connections accepted and waiting for a thread, oldest first, each with how to serve it. */
   private readonly waiting: { socket: Socket; serve: () => void }[] = [];
@@ -52,9 +54,10 @@ export class HttpListener {
       served.set(req.socket, n);
       applyKeepAlive(policy, res, n);
       this.idle.busy(req.socket);
+      const streamed = () => String(res.getHeader('content-type') ?? '').includes('event-stream');
+      if (policy.closeAfterStream) this.markClosingAtEnd(req.socket, res, streamed);
       res.on('finish', () => {
-        const streamed = String(res.getHeader('content-type') ?? '').includes('event-stream');
-        if (policy.closeAfterStream && streamed) req.socket.destroy();
+        if (policy.closeAfterStream && streamed()) req.socket.destroy();
         else this.idle.idle(req.socket);
       });
       handler(req, res).catch((e: unknown) => {
@@ -71,10 +74,10 @@ export class HttpListener {
 
   private accept(s: Socket): void {
     this.sockets.add(s);
-    // a socket this server already destroyed (closed after its stream) is not open, though its 'close'
-    // event may come after this accept in the same turn of the event loop
+    // a socket this server is closing after its stream is not open, though its 'close' event (or the
+    // write that precedes it) may come after the client's next connection is accepted
     let open = 0;
-    for (const x of this.sockets) if (!x.destroyed) open++;
+    for (const x of this.sockets) if (!x.destroyed && !this.closing.has(x)) open++;
     this.stats.opened(open);
     s.setNoDelay(true);
     let heldThread = false;
@@ -101,6 +104,18 @@ export class HttpListener {
       this.waiting.push({ socket: s, serve });
       this.stats.queued(this.waiting.length);
     }
+  }
+
+  /**
+   * With close-after-stream, a connection is the server's to close from the moment its streamed answer
+   * ends (res.end), before the last bytes are flushed: the client may connect anew on reading them.
+   */
+  private markClosingAtEnd(s: Socket, res: ServerResponse, streamed: () => boolean): void {
+    const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+    res.end = ((...a: unknown[]) => {
+      if (streamed()) this.closing.add(s);
+      return end(...a);
+    }) as ServerResponse['end'];
   }
 
   private threadFree(): boolean {
