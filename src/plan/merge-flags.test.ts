@@ -25,3 +25,20 @@ describe('flags over a plan file', () => {
     expect((err as BenchgateError).details.join('\n')).toMatch(/--engine/);
   });
 });
+
+describe('every bench flag that sets a plan key is named in its errors', () => {
+  it.each([
+    ['--cache', { load: { cache: 'sometimes' } }],
+    ['--trials', { load: { trials: 0 } }],
+    ['--salt', { workload: { salt: -1 } }],
+  ])('%s', (flag, fragment) => {
+    let err: unknown = null;
+    try {
+      resolvePlanWithFlags({}, fragment as never, { planPath: null, levelsFlag: '--concurrency' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BenchgateError);
+    expect((err as BenchgateError).details.join('\n')).toContain(`${flag} (`);
+  });
+});

@@ -23,6 +23,7 @@ const FLAG_FOR_KEY: Record<string, string> = {
   'workload.dataset': '--dataset',
   'workload.salt': '--salt',
   'load.trials': '--trials',
+  'load.cache': '--cache',
   output: '--out',
   name: '--name',
 };
