@@ -5,7 +5,13 @@
 import { performance } from 'node:perf_hooks';
 import { streamRequest } from '../client/stream-request.js';
 import { scrapeSpecCounters } from '../engines/index.js';
-import type { EngineAdapter, GenerationParams, SpecCounters, TargetHttp } from '../engines/types.js';
+import type {
+  AcceptanceSources,
+  EngineAdapter,
+  GenerationParams,
+  SpecCounters,
+  TargetHttp,
+} from '../engines/types.js';
 import type { Plan, TokenLength } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 
@@ -71,39 +77,20 @@ export async function sendSmoke(opts: {
   return { params: opts.params, path: built.path, record, counters: { before, after } };
 }
 
-/** Where an engine's smoke request reports its verify steps (the chunk scanner reads both fields). */
-const VERIFY_STEPS_FIELD: Record<string, string> = {
-  sglang: 'meta_info.spec_verify_ct of the smoke request',
-  llamacpp:
-    'timings.draft_n_accepted of the smoke request (verify steps = predicted_n - 1 - draft_n_accepted)',
-};
-
-/** The counter names behind a delta, spelled as the engine's /metrics spells them where known. */
-function counterSource(engine: string | null, kind: 'tokens' | 'accepted'): string {
-  if (engine === 'llamacpp')
-    return kind === 'tokens'
-      ? 'GET /metrics deltas of llamacpp:tokens_predicted_total / llamacpp:spec_decode_num_drafts_total'
-      : 'GET /metrics deltas, 1 + llamacpp:spec_decode_num_accepted_tokens_total / llamacpp:spec_decode_num_drafts_total';
-  if (engine === 'vllm' && kind === 'accepted')
-    return 'GET /metrics deltas, 1 + vllm:spec_decode_num_accepted_tokens_total / vllm:spec_decode_num_drafts_total';
-  return kind === 'tokens'
-    ? 'GET /metrics counter deltas (tokens / verify steps)'
-    : 'GET /metrics counter deltas (1 + accepted / drafts)';
-}
-
 /**
  * Acceptance length from the request's own verify steps, else from counter deltas; null when unknown.
- * The source names the field or counters it came from for `engine`.
+ * The source names the field or counters it came from, in the engine adapter's words where it has them.
  */
 export function acceptanceLength(
   r: SmokeResult,
-  engine: string | null = null,
+  sources: AcceptanceSources = {},
 ): { value: number; source: string } | null {
   const out = r.record.outputTokensServer ?? r.record.outputTokensClient;
   if (r.record.specVerifySteps && r.record.specVerifySteps > 0 && out) {
-    const source =
-      VERIFY_STEPS_FIELD[engine ?? ''] ??
-      'verify steps of the smoke request (meta_info.spec_verify_ct or timings.draft_n_accepted)';
+    const note = sources.verifyStepsNote ? ` (${sources.verifyStepsNote})` : '';
+    const source = sources.verifySteps
+      ? `${sources.verifySteps} of the smoke request${note}`
+      : 'verify steps of the smoke request (meta_info.spec_verify_ct or timings.draft_n_accepted)';
     return { value: out / r.record.specVerifySteps, source };
   }
   const { before, after } = r.counters;
@@ -113,11 +100,21 @@ export function acceptanceLength(
   const gen = d('generationTokens');
   const verify = d('verifySteps');
   if (gen !== null && verify !== null && verify > 0)
-    return { value: gen / verify, source: counterSource(engine, 'tokens') };
+    return {
+      value: gen / verify,
+      source: sources.counterTokens
+        ? `GET /metrics deltas of ${sources.counterTokens}`
+        : 'GET /metrics counter deltas (tokens / verify steps)',
+    };
   const accepted = d('acceptedTokens');
   const drafts = d('drafts');
   if (accepted !== null && drafts !== null && drafts > 0) {
-    return { value: 1 + accepted / drafts, source: counterSource(engine, 'accepted') };
+    return {
+      value: 1 + accepted / drafts,
+      source: sources.counterAccepted
+        ? `GET /metrics deltas, 1 + ${sources.counterAccepted}`
+        : 'GET /metrics counter deltas (1 + accepted / drafts)',
+    };
   }
   if (after.acceptLengthGauge !== undefined)
     return {

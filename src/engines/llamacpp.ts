@@ -171,6 +171,12 @@ export const llamacppAdapter: EngineAdapter = {
     kvCacheUsage: ['llamacpp:kv_cache_usage_ratio'],
   },
   whereToRead,
+  acceptanceSources: {
+    verifySteps: 'timings.draft_n_accepted',
+    verifyStepsNote: 'verify steps = predicted_n - 1 - draft_n_accepted',
+    counterTokens: 'llamacpp:tokens_predicted_total / llamacpp:spec_decode_num_drafts_total',
+    counterAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total / llamacpp:spec_decode_num_drafts_total',
+  },
   acceptanceGap: llamacppAcceptanceGap,
   flushPrefixCache: flushLlamacpp,
   serverCommand: /\bllama-server\b/,

@@ -144,6 +144,7 @@ export const sglangAdapter: EngineAdapter = {
     specAcceptLength: ['sglang:spec_accept_length'],
   },
   whereToRead,
+  acceptanceSources: { verifySteps: 'meta_info.spec_verify_ct' },
   flushPrefixCache: flushSglang,
   serverCommand: /sglang\.launch_server|sglang serve/,
 };

@@ -186,6 +186,17 @@ export interface AcceptanceReading {
   excerpt: string;
 }
 
+/** Where an engine reports speculative acceptance, in its own words, for the evidence a finding quotes. */
+export interface AcceptanceSources {
+  /** The field of a generation's answer that gives its verify steps, and how they follow from it. */
+  verifySteps?: string;
+  verifyStepsNote?: string;
+  /** The /metrics counters behind tokens / verify steps. */
+  counterTokens?: string;
+  /** The /metrics counters behind 1 + accepted / drafts. */
+  counterAccepted?: string;
+}
+
 /** Why no source gave a speculative acceptance figure, and what the user can do (see acceptanceGap). */
 export interface AcceptanceGap {
   found: string;
@@ -223,6 +234,8 @@ export interface EngineAdapter {
   specCounters(metricsText: string): SpecCounters | null;
   /** Where a normalised key could be read when the live endpoints do not expose it (for hints). */
   whereToRead(key: string): string | null;
+  /** How this engine's acceptance sources are named in evidence; absent: generic wording. */
+  acceptanceSources?: AcceptanceSources;
   /** Why no acceptance figure was found on this server (its build, the fields it lacks); absent: generic. */
   acceptanceGap?(facts: ConfigFacts): AcceptanceGap;
   /** Empties the engine's prefix cache (load.cache: flush); absent when the engine offers no way. */

@@ -133,6 +133,9 @@ export const vllmAdapter: EngineAdapter = {
     specAcceptedTokens: ['vllm:spec_decode_num_accepted_tokens_total'],
   },
   whereToRead,
+  acceptanceSources: {
+    counterAccepted: 'vllm:spec_decode_num_accepted_tokens_total / vllm:spec_decode_num_drafts_total',
+  },
   flushPrefixCache: flushVllm,
   serverCommand: /vllm\.entrypoints|vllm serve/,
 };

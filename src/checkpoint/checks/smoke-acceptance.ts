@@ -51,7 +51,7 @@ export async function acceptanceFinding(
   required: boolean,
   facts: ConfigFacts,
 ): Promise<Finding> {
-  const acc = acceptanceLength(r, ctx.engine);
+  const acc = acceptanceLength(r, ctx.adapter?.acceptanceSources);
   const got: Acceptance | null = acc
     ? {
         proven: acc.value > 1,
