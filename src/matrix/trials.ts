@@ -1,9 +1,11 @@
 // Repeated trials in the matrix (load.trials: N): the matrix runs in rounds, round t visiting every
 // config for its trial t, so slow drift of the machine hits every config alike. Level i of trial t is
-// stored at index (t−1)·L + i with its trial tag, exactly as bench stores it (session/bench-sweep.ts
-// trialOrder), so a config's assembled run holds every trial and compare pools them unchanged.
+// stored at index (t−1)·L + i with its trial tag, exactly as bench stores it (the layout is
+// results/layout.ts trialAt), so a config's assembled run holds every trial and compare pools them
+// unchanged.
 
 import type { Plan } from '../plan/schema.js';
+import { trialAt } from '../results/layout.js';
 import type { RunLevelOptions } from '../session/session-types.js';
 
 type LoadOf = { load: Pick<Plan['load'], 'kind' | 'levels' | 'trials'> };
@@ -25,8 +27,7 @@ export const levelValueOf = (plan: LoadOf, idx: number): number | undefined =>
 
 /** The tag the session stores the level with (none when the matrix runs one trial, as bench does). */
 export function trialTag(plan: LoadOf, idx: number): RunLevelOptions['trial'] {
-  if (matrixTrials(plan) <= 1) return undefined;
-  return { index: trialOfLevel(plan, idx), planLevel: planLevelOf(plan, idx) };
+  return trialAt(plan.load.levels.length, matrixTrials(plan), idx);
 }
 
 /** "4", or with trials "4 of trial 2", for logs. */

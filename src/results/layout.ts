@@ -22,6 +22,19 @@ export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
 export const SUMMARY_FILE = 'summary.json';
 export const SUMMARY_CSV_FILE = 'summary.csv';
+/**
+ * Repeated trials (load.trials N > 1): level i of trial t is stored at index (t−1)·L + i, tagged with its
+ * trial and plan level; with one trial (or no levels) a stored index is the plan level and has no tag.
+ */
+export function trialAt(
+  levels: number,
+  trials: number,
+  idx: number,
+): { index: number; planLevel: number } | undefined {
+  if (trials <= 1 || levels < 1) return undefined;
+  return { index: Math.floor(idx / levels) + 1, planLevel: idx % levels };
+}
+
 export const levelFile = (levelIndex: number): string => `level-${String(levelIndex).padStart(2, '0')}.json`;
 /** A level's /metrics time series (session/level-telemetry.ts). */
 export const telemetryFile = (levelIndex: number): string =>

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { LevelSummary } from '../metrics/summary.js';
 import { levelLabel } from '../records/level-key.js';
-import { liveTelemetryFile, type Manifest, telemetryFile } from '../results/layout.js';
+import { liveTelemetryFile, type Manifest, telemetryFile, trialAt } from '../results/layout.js';
 import { figuresOf, type LevelFigures, RequestsTail } from './live-tail.js';
 
 export interface LiveLevel {
@@ -173,12 +173,11 @@ function plannedLevels(
   load: { levels?: number[]; trials?: number } | undefined,
 ): { value: number; trial?: number }[] {
   const levels = load?.levels ?? [];
-  const trials = load?.trials ?? 1;
-  if (trials <= 1) return levels.map((value) => ({ value }));
-  return Array.from({ length: levels.length * trials }, (_, k) => ({
-    value: levels[k % levels.length],
-    trial: Math.floor(k / levels.length) + 1,
-  }));
+  const trials = Math.max(1, load?.trials ?? 1);
+  return Array.from({ length: levels.length * trials }, (_, k) => {
+    const t = trialAt(levels.length, trials, k);
+    return t ? { value: levels[t.planLevel], trial: t.index } : { value: levels[k] };
+  });
 }
 
 /** Follows one run directory; `state()` reads what is new and returns the whole picture. */

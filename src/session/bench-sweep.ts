@@ -5,6 +5,7 @@
 
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
+import { trialAt } from '../results/layout.js';
 import { finishRunStore, type RunStore } from '../results/run-store.js';
 import type { LevelValidity, Session } from './session-types.js';
 import { runSloSearch } from './slo-search-run.js';
@@ -41,11 +42,7 @@ export function trialOrder(
   levels: number,
   trials: number,
 ): ({ index: number; planLevel: number } | undefined)[] {
-  if (trials <= 1) return Array.from({ length: levels }, () => undefined);
-  return Array.from({ length: levels * trials }, (_, k) => ({
-    index: Math.floor(k / levels) + 1,
-    planLevel: k % levels,
-  }));
+  return Array.from({ length: levels * Math.max(1, trials) }, (_, k) => trialAt(levels, trials, k));
 }
 
 /** Sweeps every level (or the SLO search) into `store`, recording progress in `sweep` as it goes. */
