@@ -25,6 +25,13 @@ const WALL_CLOCK_SENSITIVE = [
   'src/load/failure-policy.test.ts',
   // a bench level that must be valid: a host that delays the client's event loop makes it suspect
   'src/session/gpu-telemetry.test.ts',
+  // the most connections a simulator with 6 HTTP threads saw at once, against a server closing each
+  // stream: with four files at once it now and then saw one more than the client held
+  'src/client/connection-budget.test.ts',
+  // a same-salt replay must be served from the prefix cache at every level: with four files at once a
+  // few replayed prompts were now and then not cached (cause not yet found; alone and one file at a
+  // time it always passes)
+  'src/report/repeat-run-e2e.test.ts',
 ];
 
 // a file renamed or split away would silently leave the group: say so instead

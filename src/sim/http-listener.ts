@@ -35,6 +35,8 @@ export class HttpListener {
   private readonly sockets = new Set<Socket>();
   /** Sockets the server will close after the streamed answer it is ending (close-after-stream). */
   private readonly closing = new WeakSet<Socket>();
+  /** Frees the "thread" a served socket holds (once), at its close or when the server starts closing it. */
+  private readonly releasers = new WeakMap<Socket, () => void>();
   private readonly openResponses = new Set<ServerResponse>();
   /** Connections accepted and waiting for a thread, oldest first, each with how to serve it. */
   private readonly waiting: { socket: Socket; serve: () => void }[] = [];
@@ -81,14 +83,18 @@ export class HttpListener {
     this.stats.opened(open);
     s.setNoDelay(true);
     let heldThread = false;
+    const releaseThread = () => {
+      if (!heldThread) return;
+      heldThread = false;
+      this.busyThreads--;
+      this.serveWaiting();
+    };
+    this.releasers.set(s, releaseThread);
     s.on('close', () => {
       this.sockets.delete(s);
       const k = this.waiting.findIndex((w) => w.socket === s);
       if (k >= 0) this.waiting.splice(k, 1);
-      if (heldThread) {
-        this.busyThreads--;
-        this.serveWaiting();
-      }
+      releaseThread();
     });
     s.on('error', () => s.destroy());
     const serve = () => {
@@ -113,7 +119,11 @@ export class HttpListener {
   private markClosingAtEnd(s: Socket, res: ServerResponse, streamed: () => boolean): void {
     const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
     res.end = ((...a: unknown[]) => {
-      if (streamed()) this.closing.add(s);
+      if (streamed()) {
+        this.closing.add(s);
+        // the thread is done with a connection it closes itself: the next one is served at once
+        this.releasers.get(s)?.();
+      }
       return end(...a);
     }) as ServerResponse['end'];
   }
