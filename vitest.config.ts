@@ -28,9 +28,7 @@ const WALL_CLOCK_SENSITIVE = [
   // the most connections a simulator with 6 HTTP threads saw at once, against a server closing each
   // stream: with four files at once it now and then saw one more than the client held
   'src/client/connection-budget.test.ts',
-  // a same-salt replay must be served from the prefix cache at every level: with four files at once a
-  // few replayed prompts were now and then not cached (cause not yet found; alone and one file at a
-  // time it always passes)
+  // two runs of one config with trials must read "no meaningful difference" in throughput
   'src/report/repeat-run-e2e.test.ts',
 ];
 

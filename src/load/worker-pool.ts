@@ -36,8 +36,11 @@ export interface PoolLevelOptions {
   /** Every complete record, warmup included, in arrival order (its id already assigned). */
   onRecord: (r: RequestRecord) => void;
   nextId: () => number;
-  /** Called once, when every worker has drained its warmup and the common start is set. */
-  onMeasuredStart?: () => void;
+  /**
+   * Called once every worker has drained its warmup; the common start is set, and the workers let go,
+   * when it has resolved (the prefix-cache counters' "before" is read then).
+   */
+  onMeasuredStart?: () => Promise<void> | void;
   signal?: AbortSignal;
   /** Called with each worker as it starts (tests use it to probe a worker's clock). */
   onWorker?: (w: Worker, index: number) => void;
@@ -163,15 +166,19 @@ class PoolRun {
     if (this.failure) return;
     if (m.t === 'record') this.onRecord(m.record);
     else if (m.t === 'warmed') {
-      if (++this.warmed === this.threads.length) {
-        this.startSharedMs = sharedNowMs() + COMMON_START_MARGIN_MS;
-        this.o.onMeasuredStart?.();
-        this.broadcast({ t: 'go', startSharedMs: this.startSharedMs });
-      }
+      if (++this.warmed === this.threads.length) void this.release();
     } else if (m.t === 'done') {
       this.done[w] = m;
       void t.terminate();
     } else if (m.t === 'failed') this.fail(workerFailure(w, m));
+  }
+
+  /** Every worker is warmed: once the measured-start hook has run, one common start for all of them. */
+  private async release(): Promise<void> {
+    await Promise.resolve(this.o.onMeasuredStart?.()).catch(() => undefined);
+    if (this.failure) return;
+    this.startSharedMs = sharedNowMs() + COMMON_START_MARGIN_MS;
+    this.broadcast({ t: 'go', startSharedMs: this.startSharedMs });
   }
 
   private onRecord(record: RequestRecord): void {

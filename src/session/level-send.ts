@@ -39,8 +39,11 @@ export interface LevelSendOptions {
   inFlight: number;
   nextId: () => number;
   onRecord: (r: RequestRecord) => void;
-  /** Called once, when the measured phase starts (after warmup and priming). */
-  onMeasuredStart?: () => void;
+  /**
+   * Called once warmup and priming are drained; the measured phase's first send waits for it (the
+   * prefix-cache counters' "before" is read then).
+   */
+  onMeasuredStart?: () => Promise<void> | void;
   /** Multi-turn: the users' conversations and how a turn becomes a request (in this thread only). */
   conversations?: { driver: Conversations; requestFor: (t: Turn) => BuiltRequest } | null;
   signal?: AbortSignal;
@@ -108,7 +111,6 @@ export async function sendLevel(o: LevelSendOptions): Promise<LevelSendResult> {
       replyText: reply,
     });
   const check = startSelfCheck();
-  let measured = false;
   const result = await runLevel({
     shape: o.shape,
     signal: o.signal,
@@ -116,11 +118,11 @@ export async function sendLevel(o: LevelSendOptions): Promise<LevelSendResult> {
     retainRecords: false,
     // multi-turn: each send is the next turn of the stream's user, due after its think time
     dueAtMs: conv ? (u) => conv.driver.dueAtMs(u) : undefined,
+    measureFrom: async () => {
+      await o.onMeasuredStart?.();
+      return performance.now();
+    },
     send: (a) => {
-      if (!a.warmup && !measured) {
-        measured = true;
-        o.onMeasuredStart?.();
-      }
       if (conv)
         return conv.driver.send(a, (t, reply) =>
           stream(a, conv.requestFor(t), t.message, t.historyTokens, reply),

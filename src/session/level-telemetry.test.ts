@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentProgress } from '../load/progress.js';
 import { loadPlanFile } from '../plan/load.js';
+import { planSchema } from '../plan/schema.js';
 import { runBench } from './run-bench.js';
 
 // What a level records about the server besides its requests, against the simulator: the vLLM flavour
@@ -53,4 +54,31 @@ describe('level telemetry against the simulator', () => {
     const t = JSON.parse(readFileSync(join(res.runDir, 'telemetry-level-00.json'), 'utf8'));
     expect(t.sources.prefixCacheHitTokens).toBe('vllm:prefix_cache_hits_total');
   });
+});
+
+describe('the prefix-cache counters of a level', () => {
+  // a server slow to answer /metrics (a busy engine) must not see a measured request before the
+  // counters' "before" is read: the level's delta then holds every measured prompt and nothing else
+  for (const workers of [1, 2])
+    it(`count every measured prompt exactly when /metrics answers 300 ms late (${workers} thread${workers > 1 ? 's' : ''})`, async () => {
+      const plan = planSchema.parse({
+        name: 'slow-metrics',
+        target: { api: 'completions' },
+        workload: { dataset: 'random', input_tokens: { fixed: 48 }, output_tokens: { fixed: 4 } },
+        load: { kind: 'concurrency', levels: [2], requests: 6, warmup: 2, workers },
+        telemetry: { gpus: false },
+        output: mkdtempSync(join(tmpdir(), 'bg-lt-')),
+      });
+      const res = await runBench({
+        plan,
+        simulator: { flavor: 'vllm', profile: 'fixed', faults: ['slow-metrics=300'] },
+        simulatorInProcess: true,
+        progress: silentProgress,
+      });
+      expect(res.summary.levels[0].cache).toMatchObject({
+        source: 'metrics-counters',
+        promptTokens: 6 * 48,
+        cachedTokens: 0,
+      });
+    });
 });

@@ -38,8 +38,11 @@ export interface LevelTelemetryResult {
 }
 
 export interface LevelProbe {
-  /** Call at the first measured send (after warmup/priming): the counters' "before" is read then. */
-  measuredStarted(): void;
+  /**
+   * Call once warmup is drained, before the first measured send, and wait for it: the counters'
+   * "before" is read then, so no measured request is counted in it, however slowly /metrics answers.
+   */
+  measuredStarted(): Promise<void>;
   /** Stops sampling, writes telemetry-level-NN.json and gpu-level-NN.json into `dir`. */
   stop(dir: string): Promise<LevelTelemetryResult>;
 }
@@ -94,10 +97,11 @@ export function levelTelemetry(c: LevelTelemetryContext): {
       }
       let measuredSeen = false;
       return {
-        measuredStarted() {
+        async measuredStarted() {
           if (measuredSeen) return;
           measuredSeen = true;
           before = readCounters();
+          await before.catch(() => null);
         },
         async stop(dir) {
           if (server) {

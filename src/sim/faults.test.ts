@@ -161,12 +161,29 @@ describe('simulator faults', () => {
     expect(lines.filter((l) => l.includes('The server is fired up and ready to roll!')).length).toBe(2);
   });
 
+  it('slow-metrics=MS answers /metrics MS ms late with the counters of that moment', async () => {
+    const { h } = await sim({ faults: ['slow-metrics=400'] });
+    const asked = performance.now();
+    const pending = fetch(`${h.url}/metrics`).then(async (r) => ({
+      at: performance.now(),
+      text: await r.text(),
+    }));
+    // a request that arrives while the scrape waits is in the counters it answers with
+    await (await post(`${h.url}/generate`, streamBody(2))).text();
+    const answer = await pending;
+    expect(answer.at - asked).toBeGreaterThanOrEqual(390);
+    expect(answer.text).toMatch(/^sglang:prompt_tokens_total\{[^}]*\} 3(\.0)?$/m);
+  });
+
   it('rejects an unknown fault name or a bad value with one sentence', async () => {
     await expect(startSimulator({ faults: ['explode'] })).rejects.toThrowError(
       /Expected a fault name among crash-on-first-decode, .* found "explode"/,
     );
     await expect(startSimulator({ faults: ['http-errors=2'] })).rejects.toThrowError(
       'Fault "http-errors=2" expects a fraction between 0 and 1 after "=".',
+    );
+    await expect(startSimulator({ faults: ['slow-metrics=0'] })).rejects.toThrowError(
+      'Fault "slow-metrics=0" expects a delay in ms (more than 0, at most 60000), e.g. slow-metrics=500.',
     );
   });
 });

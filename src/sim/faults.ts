@@ -27,6 +27,8 @@ export interface Faults {
   hugeModelsMiB: number;
   /** The connection is closed after every streamed answer, its headers still saying keep-alive. */
   closeAfterStream: boolean;
+  /** GET /metrics answers this many ms after it is asked (real time), with the counters of that moment. */
+  slowMetricsMs: number;
 }
 
 export function noFaults(): Faults {
@@ -45,6 +47,7 @@ export function noFaults(): Faults {
     ignoreMaxTokens: 0,
     hugeModelsMiB: 0,
     closeAfterStream: false,
+    slowMetricsMs: 0,
   };
 }
 
@@ -118,6 +121,13 @@ const SETTERS = {
       'a size in MiB (more than 0, at most 65536), e.g. huge-models=64',
     )),
   'close-after-stream': (f, spec, v) => (f.closeAfterStream = flag(spec, v)),
+  'slow-metrics': (f, spec, v) =>
+    (f.slowMetricsMs = numberOf(
+      spec,
+      v,
+      (n) => n > 0 && n <= 60_000,
+      'a delay in ms (more than 0, at most 60000), e.g. slow-metrics=500',
+    )),
 } satisfies Record<string, Setter>;
 
 export const FAULT_NAMES = Object.keys(SETTERS) as (keyof typeof SETTERS)[];

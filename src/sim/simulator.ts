@@ -267,6 +267,8 @@ export class SimulatedServer implements SurfaceContext {
     if (!this.authorized(req, path)) return sendJson(res, 401, { error: 'Unauthorized' });
     if (this.faults.hugeModelsMiB > 0 && path === '/v1/models')
       return sendHugeModelList(res, this.faults.hugeModelsMiB);
+    if (this.faults.slowMetricsMs > 0 && path === '/metrics')
+      await new Promise((r) => setTimeout(r, this.faults.slowMetricsMs));
     const body = method === 'POST' ? await this.body(req, res) : {};
     if (body === undefined) return;
     const route =
