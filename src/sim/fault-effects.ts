@@ -1,6 +1,6 @@
 // What the faults do beyond parsing (faults.ts): the drifted configuration served under
-// config-drift, the earlier start written by stale-log, and the per-request draws of HTTP errors
-// and stream faults.
+// config-drift, the earlier start written by stale-log, the per-request draws of HTTP errors
+// and stream faults, and the routes answered oversized or late.
 
 import type { ServerResponse } from 'node:http';
 import type { Rng } from '../core/seeded-random.js';
@@ -93,10 +93,25 @@ export function generatedLimit(faults: Faults, rng: Rng, stream: boolean, maxNew
 }
 
 /**
+ * The faults that act on a route before it is served: huge-models answers /v1/models itself (returns
+ * true: answered), slow-metrics holds /metrics for its delay (then the route renders that moment's
+ * counters).
+ */
+export async function routeFault(faults: Faults, path: string, res: ServerResponse): Promise<boolean> {
+  if (faults.hugeModelsMiB > 0 && path === '/v1/models') {
+    await sendHugeModelList(res, faults.hugeModelsMiB);
+    return true;
+  }
+  if (faults.slowMetricsMs > 0 && path === '/metrics')
+    await new Promise((r) => setTimeout(r, faults.slowMetricsMs));
+  return false;
+}
+
+/**
  * huge-models: a /v1/models body of `mib` MiB, written piece by piece as the client reads it (the
  * simulator never holds it whole), ending early if the client goes away.
  */
-export async function sendHugeModelList(res: ServerResponse, mib: number): Promise<void> {
+async function sendHugeModelList(res: ServerResponse, mib: number): Promise<void> {
   const piece = Buffer.from(
     `${'{"id":"model","object":"model","owned_by":"huge-models fault"},'.repeat(1000)}`,
   );

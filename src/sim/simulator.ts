@@ -8,7 +8,7 @@ import { type Rng, seededRng } from '../core/seeded-random.js';
 import { Admission } from './admission.js';
 import type { SimExit, SimulatorHandle, SimulatorOptions } from './api.js';
 import { LogSink } from './engine-logs.js';
-import { driftConfig, sendHugeModelList, staleLogLines } from './fault-effects.js';
+import { driftConfig, routeFault, staleLogLines } from './fault-effects.js';
 import { type Faults, parseFaults } from './faults.js';
 import type { FlavorSurface, Route, SurfaceContext } from './flavor.js';
 import { flavorSurface } from './flavors.js';
@@ -265,10 +265,7 @@ export class SimulatedServer implements SurfaceContext {
       return sendJson(res, 200, this.listener?.connections());
     if (this.proc.phase !== 'ready') return this.surface.sendLoading(res, path);
     if (!this.authorized(req, path)) return sendJson(res, 401, { error: 'Unauthorized' });
-    if (this.faults.hugeModelsMiB > 0 && path === '/v1/models')
-      return sendHugeModelList(res, this.faults.hugeModelsMiB);
-    if (this.faults.slowMetricsMs > 0 && path === '/metrics')
-      await new Promise((r) => setTimeout(r, this.faults.slowMetricsMs));
+    if (await routeFault(this.faults, path, res)) return;
     const body = method === 'POST' ? await this.body(req, res) : {};
     if (body === undefined) return;
     const route =
