@@ -8,8 +8,8 @@ import { startMiniOpenAi } from '../../client/test-support/mini-openai.js';
 import { freeLoopbackPorts } from '../../matrix/free-port.js';
 import { writeToyServer } from '../../matrix/test-support/toy-server.js';
 import type { RunSummary } from '../../metrics/summary.js';
+import { bareKillLeftoversFlag } from '../kill-leftovers-flag.js';
 import { startCli } from '../test-support/cli-process.js';
-import { bareKillLeftoversFlag } from './run.js';
 
 const runCli = (args: string[]) => startCli(['run', ...args]).done;
 

@@ -33,18 +33,6 @@ function namedPids(flag: boolean | string | undefined): number[] {
   return parseNumberList('--kill-leftovers', flag, { integer: true });
 }
 
-const PID_LIST = /^\d+(,\d+)*$/;
-
-/**
- * `--kill-leftovers` takes an optional value, and commander would take the plan path after a bare flag
- * as that value; a bare flag not followed by a PID list becomes `--kill-leftovers=` before parsing.
- */
-export function bareKillLeftoversFlag(argv: readonly string[]): string[] {
-  return argv.map((a, i) =>
-    a === '--kill-leftovers' && !PID_LIST.test(argv[i + 1] ?? '') ? '--kill-leftovers=' : a,
-  );
-}
-
 /** No servers to launch: checkpoint + sweep + report against the running target. */
 function runAgainstTarget(plan: Plan, planPath: string, flags: RunFlags, io: MatrixConsole): Promise<number> {
   return withInterrupt(async (signal, interruptExit) => {
