@@ -28,7 +28,8 @@ const WALL_CLOCK_SENSITIVE = [
   // the most connections a simulator with 6 HTTP threads saw at once, against a server closing each
   // stream: with four files at once it now and then saw one more than the client held
   'src/client/connection-budget.test.ts',
-  // two runs of one config with trials must read "no meaningful difference" in throughput
+  // two runs of one config with trials must read "no meaningful difference" in throughput (the replay
+  // of the same prompts, judged on cache counters, runs with the rest: replay-cache-e2e.test.ts)
   'src/report/repeat-run-e2e.test.ts',
 ];
 
