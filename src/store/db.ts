@@ -1,10 +1,11 @@
 // The one place that talks to DuckDB (@duckdb/node-api): open a database file read-write or read-only,
 // run statements with bound parameters, read rows as plain JS values, close. DuckDB lets one process
 // write a file at a time, so an open that meets another process's lock is retried for a while before
-// it becomes BG_E_STORE; any other failure to open says the file is not a usable store.
+// it becomes BG_E_STORE; any other failure to open says the file is not a usable store. DuckDB's
+// native module is loaded at the first open, so a command that never opens the store never loads it.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBTypeId as DuckDBTypeIds, DuckDBValue } from '@duckdb/node-api';
 import { BenchgateError } from '../core/errors.js';
 
 export type Row = Record<string, unknown>;
@@ -44,11 +45,26 @@ function plain(v: unknown): unknown {
   return v;
 }
 
+type DuckDB = typeof import('@duckdb/node-api');
+let duckdb: DuckDB | null = null;
+
+async function loadDuckDb(): Promise<DuckDB> {
+  duckdb ??= await import('@duckdb/node-api');
+  return duckdb;
+}
+
+/** DuckDB's column type ids (for appenders); there is always an open database when they are asked for. */
+export function duckDbTypeIds(): typeof DuckDBTypeIds {
+  if (!duckdb) throw new Error('DuckDB type ids asked for before any store was opened');
+  return duckdb.DuckDBTypeId;
+}
+
 async function openOnce(path: string, readOnly: boolean): Promise<StoreDb> {
+  const { DuckDBInstance } = await loadDuckDb();
   const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
   // never reach out to the network for an extension: the store works offline
   options.autoinstall_known_extensions = 'false';
-  let instance: DuckDBInstance;
+  let instance: Awaited<ReturnType<typeof DuckDBInstance.create>>;
   try {
     instance = await DuckDBInstance.create(path, options);
   } catch (e) {

@@ -2,10 +2,10 @@
 // turn it into rows (run-rows.ts) and replace whatever the store held for that directory, one transaction per
 // run. A directory that cannot be read is reported with why and skipped; it never stops the others.
 
-import { type DuckDBAppender, DuckDBTypeId, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
 import { isBenchgateError } from '../core/errors.js';
 import { readRun } from '../results/read-run.js';
-import type { Params, StoreDb } from './db.js';
+import { duckDbTypeIds, type Params, type StoreDb } from './db.js';
 import { type FoundRun, findRunDirs } from './discover.js';
 import { runRows } from './run-rows.js';
 import { RUN_TABLES } from './schema.js';
@@ -18,6 +18,7 @@ export interface IndexOutcome {
 
 /** Appends rows with the typed append calls of each column (several times faster than appendValue). */
 function appendRows(appender: DuckDBAppender, rows: readonly Params[]): void {
+  const DuckDBTypeId = duckDbTypeIds();
   const writers = Array.from({ length: appender.columnCount }, (_, i) => {
     const id = appender.columnType(i).typeId;
     if (id === DuckDBTypeId.INTEGER) return (v: unknown) => appender.appendInteger(Math.round(Number(v)));
