@@ -93,6 +93,19 @@ describe('scanChunk reads only what the metrics need', () => {
     expect(scan('{"choices":[],"timings":{"prompt_n":3}}').cachedTokens).toBe(-1);
   });
 
+  it('llama-server before cache_n (b4747): cached = usage.prompt_tokens − timings.prompt_n', () => {
+    // the last event of b4747's /v1/completions stream for a prompt sent a second time (as measured)
+    const b4747 =
+      '{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"length"}],"created":1796379296,' +
+      '"model":"gpt-3.5-turbo","system_fingerprint":"b4747-c5d91a740","object":"text_completion",' +
+      '"usage":{"completion_tokens":4,"prompt_tokens":58,"total_tokens":62},"id":"chatcmpl-x",' +
+      '"timings":{"prompt_n":1,"prompt_ms":7.4,"prompt_per_token_ms":7.4,"prompt_per_second":135.1,' +
+      '"predicted_n":4,"predicted_ms":290.2,"predicted_per_token_ms":72.5,"predicted_per_second":13.8}}';
+    expect(scan(b4747).cachedTokens).toBe(57);
+    // a prompt_n above the prompt is not a count of evaluated prompt tokens: nothing is derived
+    expect(scan('{"choices":[],"usage":{"prompt_tokens":5},"timings":{"prompt_n":9}}').cachedTokens).toBe(-1);
+  });
+
   it('intAfter finds the number after a key, from an offset', () => {
     expect(intAfter('{"a":{"n": 12},"b":{"n":7}}', '"n":', 10)).toBe(7);
     expect(intAfter('{"n":null}', '"n":')).toBe(-1);

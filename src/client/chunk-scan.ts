@@ -158,8 +158,14 @@ export function scanChunk(payload: string, native: boolean, out: ChunkFacts): bo
   // token comes from the prompt pass and every verify step yields its accepted drafts plus one token.
   const timings = payload.indexOf('"timings":');
   if (timings >= 0) {
-    // cache_n: prompt tokens reused from the slot's cache (older builds say it only here, not in usage)
+    // cache_n: prompt tokens reused from the slot's cache (builds of late 2025 say it only here, not in
+    // usage); builds before cache_n (b4747) give only prompt_n, the prompt tokens evaluated, so the rest
+    // of usage.prompt_tokens came from the cache
     if (out.cachedTokens < 0) out.cachedTokens = intAfter(payload, '"cache_n":', timings);
+    if (out.cachedTokens < 0 && out.promptTokens >= 0) {
+      const evaluated = intAfter(payload, '"prompt_n":', timings);
+      if (evaluated >= 0 && evaluated <= out.promptTokens) out.cachedTokens = out.promptTokens - evaluated;
+    }
     const accepted = intAfter(payload, '"draft_n_accepted":', timings);
     const predicted = intAfter(payload, '"predicted_n":', timings);
     if (accepted >= 0 && predicted - 1 - accepted > 0) out.specVerifySteps = predicted - 1 - accepted;
