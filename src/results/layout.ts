@@ -5,6 +5,7 @@
 //   <out>/<run-id>/summary.json       RunSummary, written at the end (and on interrupt)
 //   <out>/<run-id>/summary.csv        one row per level
 // Matrix runs nest one run directory per configuration under <out>/<matrix-id>/<config-name>/.
+// The results store (store/) sits beside the runs by default: <out>/benchgate-store.duckdb (+ .wal).
 
 import type { CheckpointReport } from '../checkpoint/finding.js';
 import type { GpuSample } from '../checkpoint/nvidia-smi.js';
@@ -22,6 +23,9 @@ export const MANIFEST_FILE = 'manifest.json';
 export const REQUESTS_FILE = 'requests.jsonl';
 export const SUMMARY_FILE = 'summary.json';
 export const SUMMARY_CSV_FILE = 'summary.csv';
+/** The results store's file in a results directory (and DuckDB's write-ahead log beside it). */
+export const STORE_FILE = 'benchgate-store.duckdb';
+export const isStoreFileName = (name: string): boolean => name === STORE_FILE || name === `${STORE_FILE}.wal`;
 /**
  * Repeated trials (load.trials N > 1): level i of trial t is stored at index (t−1)·L + i, tagged with its
  * trial and plan level; with one trial (or no levels) a stored index is the plan level and has no tag.

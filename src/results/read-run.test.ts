@@ -81,6 +81,19 @@ describe('readRun', () => {
     expect(runs.map((r) => r.name)).toEqual(['zeta', 'alpha']);
   });
 
+  it('passes over the results store beside the runs (compare results/*), and refuses it named alone', async () => {
+    const results = join(root, 'results');
+    const a = await writeRunDir(results, run('first'));
+    const store = join(results, 'benchgate-store.duckdb');
+    await writeFile(store, 'not a run');
+    await writeFile(`${store}.wal`, '');
+    const runs = await readRuns([a, store, `${store}.wal`]);
+    expect(runs.map((r) => r.name)).toEqual(['first']);
+    const [code, msg] = await codeOf(readRuns([store]));
+    expect(code).toBe('BG_E_RUN_DIR');
+    expect(msg).toBe(`Expected a run directory at ${store}; it is a file.`);
+  });
+
   it('makes repeated run names unique', async () => {
     const a = await writeRunDir(join(root, 'x'), run('same'));
     const b = await writeRunDir(join(root, 'y'), run('same'));

@@ -9,7 +9,14 @@ import { parsePythonJson } from '../core/python-json.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { summaryOnlyNote } from './import-run.js';
-import { type LoadedRun, MANIFEST_FILE, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
+import {
+  isStoreFileName,
+  type LoadedRun,
+  MANIFEST_FILE,
+  type Manifest,
+  REQUESTS_FILE,
+  SUMMARY_FILE,
+} from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
 import { checkLevel, checkLevels, checkManifest, checkRecord } from './run-shape.js';
 import { readSloSearchRecord } from './slo-search-file.js';
@@ -176,12 +183,21 @@ async function isRunDir(dir: string): Promise<boolean> {
 }
 
 /**
+ * The arguments without the results store's files, which `compare results/*` names beside the runs; when
+ * nothing else is named they stay, and are refused as files that are not runs.
+ */
+function withoutStoreFiles(dirs: readonly string[]): readonly string[] {
+  const runs = dirs.filter((d) => !isStoreFileName(basename(d)));
+  return runs.length > 0 ? runs : dirs;
+}
+
+/**
  * A matrix directory (<out>/<matrix-id>/ holding one run per configuration) stands for its runs, in the
  * order they started; any other directory stands for itself.
  */
 export async function expandRunDirs(dirs: readonly string[]): Promise<string[]> {
   const out: string[] = [];
-  for (const dir of dirs) {
+  for (const dir of withoutStoreFiles(dirs)) {
     const st = await stat(dir).catch(() => null);
     if (!st?.isDirectory() || (await isRunDir(dir))) {
       out.push(dir);

@@ -5,8 +5,8 @@
 /** Version of the tables below; a store with another version is rebuilt from the run directories. */
 export const STORE_SCHEMA_VERSION = 1;
 
-/** The file name of the store in a results directory. */
-export const STORE_FILE = 'benchgate-store.duckdb';
+/** The file name of the store in a results directory (results/layout.ts, beside the runs). */
+export { STORE_FILE } from '../results/layout.js';
 
 /** Per-level headline columns: [column, how it is read from a LevelSummary (see level-rows.ts)]. */
 export const LEVEL_METRIC_COLUMNS = [
