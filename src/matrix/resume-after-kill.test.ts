@@ -87,6 +87,17 @@ async function killWhen(
   return matrixDir as string;
 }
 
+/** The earlier launch of `config` was ended before the resumed matrix launched anything. */
+function expectEndedBeforeLaunching(stderr: string, config: string): void {
+  const ended = stderr.search(
+    new RegExp(
+      `${config}: before resuming, ended leftover process\\(es\\) of the previous launch with --kill-leftovers: PID \\d+`,
+    ),
+  );
+  expect(ended, stderr).toBeGreaterThanOrEqual(0);
+  expect(stderr.indexOf('launching:')).toBeGreaterThan(ended);
+}
+
 describe('benchgate run killed with SIGKILL mid-level, then --resume', () => {
   it('ends with the same levels as an uninterrupted run, re-running only the interrupted level', async () => {
     const marker = uniqueMarker();
@@ -115,10 +126,20 @@ describe('benchgate run killed with SIGKILL mid-level, then --resume', () => {
     const leftovers = await pidsWithMarker(marker);
     expect(leftovers.length).toBeGreaterThan(0); // the server of config a outlived benchgate
 
-    // 2. Resume: the leftover is reported and ended, the interrupted level re-run, b run for the first time.
+    // 2. Resumed without --kill-leftovers beside that server: refused before anything is launched.
+    const refused = await runCli(['run', planPath, '--yes', '--resume', matrixDir]).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /the earlier run's server\(s\) are still running, launched by benchgate for a: PID \d+ .*resume with --kill-leftovers\. \[BG_E_LAUNCH\]/,
+    );
+    expect(refused.stderr).not.toContain('launching:');
+    expect(await pidsWithMarker(marker)).toEqual(leftovers);
+
+    // 3. Resume: the leftover is ended before any config runs, the interrupted level re-run, b run for
+    // the first time.
     const second = runCli(['run', planPath, '--yes', '--resume', matrixDir, '--kill-leftovers']);
     const { code, stderr } = await second.done;
-    expect(stderr).toContain('launched by an earlier benchgate run');
+    expectEndedBeforeLaunching(stderr, 'a');
     expect(stderr).toMatch(/a: discarding interrupted level\(s\) 2/);
     expect(code).toBe(0);
     const state = await readMatrixState(matrixDir);
@@ -161,7 +182,7 @@ describe('benchgate run killed with SIGKILL mid-level, then --resume', () => {
     const second = runCli(['run', planPath, '--yes', '--resume', matrixDir, '--kill-leftovers']);
     const { code, stderr } = await second.done;
     expect(stderr).toContain('a: trial 1 already completed under the same launch spec; not relaunched.');
-    expect(stderr).toContain('launched by an earlier benchgate run');
+    expectEndedBeforeLaunching(stderr, 'a');
     expect(stderr).toMatch(/a: discarding interrupted level\(s\) 2 of trial 2/);
     expect(code).toBe(0);
     const state = await readMatrixState(matrixDir);

@@ -15,6 +15,7 @@ import type { MatrixContext } from './config-run.js';
 import { judgeMatrixLossless, losslessBaseline } from './lossless-stage.js';
 import { matrixPreview, openMatrix, selectConfigs } from './matrix-setup.js';
 import { renderMatrixSummary } from './render-summary.js';
+import { settleEarlierLaunches } from './resume-leftovers.js';
 import { type ConfigOutcome, runConfig } from './run-config.js';
 import { isSloSearch } from './slo-search-stage.js';
 import type { MatrixStages } from './stages.js';
@@ -202,6 +203,7 @@ export async function runMatrix(opts: RunMatrixOptions): Promise<MatrixResult> {
   }
   await writeMatrixState(matrixDir, state);
   const m = matrixContext(opts, matrixDir, state);
+  if (opts.resumeDir) await settleEarlierLaunches(m, configs);
   const outcomes = await runRounds(m, configs);
   if (losslessBase) await judgeLossless(m, losslessBase, outcomes);
   const compared = await compareCompleted(m, outcomes, opts.json ?? false);

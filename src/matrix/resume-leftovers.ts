@@ -1,0 +1,78 @@
+// On --resume, before any config runs: servers the earlier run launched and a kill left running (a
+// SIGKILL of benchgate, a lost SSH session) would hold their GPUs and ports while the other configs are
+// measured, and a config's own leftovers check would only find them at its turn, perhaps hours later.
+// So every config's recorded launch is looked for first: with --kill-leftovers its processes (proven
+// ours by PID and start time) are ended; without it the resume stops before launching anything,
+// naming them. A config cut off during its clean-up had already decided to end them: they are ended
+// with or without the flag, finishing that tear-down. Processes benchgate cannot prove it launched are
+// left to each config's own check.
+
+import { BenchgateError } from '../core/errors.js';
+import type { ResolvedConfig } from './config-plan.js';
+import type { MatrixContext } from './config-run.js';
+import { CONFIG_STAGES } from './config-stages.js';
+import { belongsToLaunch, checkPreviousGroup, type RecordedLaunch } from './leftovers.js';
+import { processGroupMembers } from './process-table.js';
+
+/** The clean-up stages (tear down, GPU release, assemble): a config cut off in one was ending its server. */
+const CLEANUP = new Set(CONFIG_STAGES.filter((s) => s.always).map((s) => s.name));
+
+interface Survivors {
+  config: string;
+  launch: RecordedLaunch;
+  /** Cut off during its clean-up: its tear-down ends them, flag or not. */
+  tearingDown: boolean;
+
+  /** "PID n (argv)" of each live process of the launch. */
+  processes: string[];
+}
+
+/** The live processes of a config's recorded launch that are provably that launch's. */
+async function survivorsOf(m: MatrixContext, config: ResolvedConfig): Promise<Survivors | null> {
+  const st = m.state.configs[config.name];
+  if (!st?.lastPid) return null;
+  const launch: RecordedLaunch = { pid: st.lastPid, startTime: st.lastStartTime ?? null };
+  try {
+    const host = await m.openHostFn(config.hostSpec);
+    const members = await processGroupMembers(host, launch.pid);
+    const ours: string[] = [];
+    for (const p of members) {
+      const info = await host.processInfo(p.pid).catch(() => null);
+      if (belongsToLaunch({ pid: p.pid, pgid: p.pgid, startTime: info?.startTime ?? null }, [launch]))
+        ours.push(`PID ${p.pid} (${p.args.slice(0, 120)})`);
+    }
+    const tearingDown = st.stage !== null && st.stage !== undefined && CLEANUP.has(st.stage);
+    return ours.length > 0 ? { config: config.name, launch, tearingDown, processes: ours } : null;
+  } catch {
+    // the host cannot be reached now: the config's own stages say so at its turn
+    return null;
+  }
+}
+
+/** Ends (with --kill-leftovers) or refuses to run beside the servers the earlier run left running. */
+export async function settleEarlierLaunches(
+  m: MatrixContext,
+  configs: readonly ResolvedConfig[],
+): Promise<void> {
+  const found: Survivors[] = [];
+  for (const c of configs) {
+    const s = await survivorsOf(m, c);
+    if (s) found.push(s);
+  }
+  const kept = found.filter((s) => !s.tearingDown);
+  if (kept.length > 0 && !m.killLeftovers) {
+    const list = kept.map((s) => `${s.config}: ${s.processes.join('; ')}`).join('; ');
+    throw new BenchgateError(
+      'BG_E_LAUNCH',
+      `the earlier run's server(s) are still running, launched by benchgate for ${list}; resuming beside them would measure every config with their GPUs and ports taken. End them, or resume with --kill-leftovers.`,
+    );
+  }
+  for (const s of found) {
+    const c = configs.find((x) => x.name === s.config) as ResolvedConfig;
+    const ended = await checkPreviousGroup(await m.openHostFn(c.hostSpec), s.launch, { kill: true });
+    const why = s.tearingDown ? 'to finish its tear-down' : 'with --kill-leftovers';
+    const text =
+      ended.message?.replace('with --kill-leftovers', why) ?? 'nothing of its earlier launch was left';
+    m.log(`  ${s.config}: before resuming, ${text}`);
+  }
+}
