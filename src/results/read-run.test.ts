@@ -94,6 +94,19 @@ describe('readRun', () => {
     expect(msg).toBe(`Expected a run directory at ${store}; it is a file.`);
   });
 
+  it('refuses a results folder of matrices, naming them and how to compare one', async () => {
+    const results = join(root, 'folder-of-matrices');
+    await writeRunDir(join(results, 'demo-20261204T1'), run('baseline'));
+    await writeRunDir(join(results, 'demo-20261204T1'), run('eagle'));
+    await writeRunDir(join(results, 'sweep-20261204T2'), run('other'));
+    const [code, msg] = await codeOf(readRuns([results]));
+    expect(code).toBe('BG_E_RUN_DIR');
+    expect(msg).toBe(
+      `${results} is a results folder, not a run: it holds 2 matrices of runs (demo-20261204T1, sweep-20261204T2). ` +
+        `Name one (${join(results, 'demo-20261204T1')}) or the runs themselves; \`benchgate runs\` lists every run.`,
+    );
+  });
+
   it('makes repeated run names unique', async () => {
     const a = await writeRunDir(join(root, 'x'), run('same'));
     const b = await writeRunDir(join(root, 'y'), run('same'));

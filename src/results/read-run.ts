@@ -203,28 +203,49 @@ export async function expandRunDirs(dirs: readonly string[]): Promise<string[]> 
       out.push(dir);
       continue;
     }
-    const children: { path: string; startedAt: string }[] = [];
-    for (const e of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (!e.isDirectory() || !(await isRunDir(path))) continue;
-      const m = await readText(join(path, MANIFEST_FILE)).catch(() => null);
-      let startedAt = '';
-      try {
-        startedAt = m ? String((JSON.parse(m) as Manifest).startedAt ?? '') : '';
-      } catch {
-        startedAt = '';
-      }
-      children.push({ path, startedAt });
-    }
-    if (children.length === 0) out.push(dir);
-    else
-      out.push(
-        ...children
-          .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.path.localeCompare(b.path))
-          .map((c) => c.path),
-      );
+    const runs = await runsInside(dir);
+    if (runs.length === 0) await refuseResultsFolder(dir);
+    out.push(...(runs.length > 0 ? runs : [dir]));
   }
   return out;
+}
+
+/** The run directories directly inside `dir`, in the order they started. */
+async function runsInside(dir: string): Promise<string[]> {
+  const children: { path: string; startedAt: string }[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (!e.isDirectory() || !(await isRunDir(path))) continue;
+    const m = await readText(join(path, MANIFEST_FILE)).catch(() => null);
+    let startedAt = '';
+    try {
+      startedAt = m ? String((JSON.parse(m) as Manifest).startedAt ?? '') : '';
+    } catch {
+      startedAt = '';
+    }
+    children.push({ path, startedAt });
+  }
+  return children
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.path.localeCompare(b.path))
+    .map((c) => c.path);
+}
+
+/**
+ * A results folder (matrix directories inside, no run of its own) is not read as one run: it may hold
+ * runs of every workload and day. The error names the matrices it holds and how to compare one.
+ */
+async function refuseResultsFolder(dir: string): Promise<void> {
+  const matrices: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    if (e.isDirectory() && (await runsInside(join(dir, e.name))).length > 0) matrices.push(e.name);
+  }
+  if (matrices.length === 0) return;
+  matrices.sort();
+  const shown = matrices.length > 3 ? `${matrices.slice(0, 3).join(', ')}, …` : matrices.join(', ');
+  throw new BenchgateError(
+    'BG_E_RUN_DIR',
+    `${dir} is a results folder, not a run: it holds ${matrices.length} matri${matrices.length === 1 ? 'x' : 'ces'} of runs (${shown}). Name one (${join(dir, matrices[0])}) or the runs themselves; \`benchgate runs\` lists every run.`,
+  );
 }
 
 /**
