@@ -44,6 +44,31 @@ describe('benchgate check', () => {
     expect(r.stdout).toContain('checkpoint passed');
   });
 
+  it('checks a server named by --url alone, and the target flags override a plan', async () => {
+    const plain = await startSimulator({ flavor: 'vllm', profile: 'fixed', loadTimeS: 0 });
+    try {
+      await plain.ready;
+      const bare = await runCli(['check', '--url', plain.url], { cwd: dir });
+      expect(bare.code, bare.stdout + bare.stderr).toBe(0);
+      expect(bare.stdout).toContain('✔ Engine identified — vllm');
+      expect(bare.stdout).toContain('✔ Smoke generation');
+      // the plan names a port nothing listens on; --url points at the simulator
+      const p = plan('elsewhere.yaml', `target: { url: http://127.0.0.1:9 }\noutput: ${dir}/results\n`);
+      const over = await run([p, '--url', plain.url, '--engine', 'vllm', '--json']);
+      expect(over.code, over.stdout + over.stderr).toBe(0);
+      expect(over.stdout).toContain(plain.url);
+      expect(over.stdout).not.toContain('127.0.0.1:9"');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('exits 2 naming what is missing when given neither a plan nor --url', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('check needs a plan file or --url URL (the server to check)');
+  });
+
   it('exits 1 naming the failed expectation, and --json carries the findings', async () => {
     const p = plan(
       'topk.yaml',

@@ -1,5 +1,8 @@
-// `benchgate check PLAN [--json] [--format text|markdown|json] [--record-reference FILE]`: run the
-// checkpoint and print the findings (with the lossless reference comparison or recording). Exit 0 when every required check passes, 1 when any fails, 2 on a usage error.
+// `benchgate check [PLAN] [--url URL] [--engine E] [--api A] [--model M] [--json] [--format
+// text|markdown|json] [--record-reference FILE]`: run the checkpoint and print the findings (with the
+// lossless reference comparison or recording). The target flags override the plan's, and a bare
+// `check --url URL` checks a server with no plan. Exit 0 when every required check passes, 1 when any
+// fails, 2 on a usage error.
 
 import type { Command } from 'commander';
 import { renderJson } from '../../checkpoint/render-json.js';
@@ -10,10 +13,40 @@ import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { throttledLines } from '../../load/progress.js';
 import { loadPlanFile } from '../../plan/load.js';
+import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
+import type { Plan } from '../../plan/schema.js';
 import { action } from '../action.js';
 
 const FORMATS = ['text', 'markdown', 'json'] as const;
 type Format = (typeof FORMATS)[number];
+
+interface TargetFlags {
+  url?: string;
+  engine?: string;
+  api?: string;
+  model?: string;
+}
+
+interface CheckFlags extends TargetFlags {
+  json?: boolean;
+  format: string;
+  recordReference?: string;
+}
+
+/** The plan file with the target flags over it, or the flags alone (then --url is needed). */
+async function checkPlan(planPath: string | undefined, o: TargetFlags): Promise<Plan> {
+  if (planPath === undefined && o.url === undefined)
+    throw new BenchgateError(
+      'BG_E_USAGE',
+      'check needs a plan file or --url URL (the server to check), e.g. benchgate check --url http://127.0.0.1:30000.',
+    );
+  const target = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const base = planPath ? await loadPlanFile(planPath) : {};
+  return resolvePlanWithFlags(base, Object.keys(target).length > 0 ? { target } : {}, {
+    planPath: planPath ?? null,
+    levelsFlag: '--concurrency',
+  });
+}
 
 export function registerCheck(program: Command): void {
   program
@@ -21,7 +54,11 @@ export function registerCheck(program: Command): void {
     .description(
       'Prove the target runs the intended configuration (the checkpoint); exit 1 if a required check fails.',
     )
-    .argument('<plan>', 'plan file (YAML or JSON)')
+    .argument('[plan]', 'plan file (YAML or JSON); the target flags override its values')
+    .option('--url <url>', 'server base URL, e.g. http://127.0.0.1:30000 (no plan needed)')
+    .option('--engine <name>', 'auto | sglang | vllm | llamacpp | tgi | openai')
+    .option('--api <api>', 'completions | chat | native')
+    .option('--model <name>', 'model to request (default: first of /v1/models)')
     .option('--json', 'print the findings and verified target as JSON (same as --format json)')
     .option('--format <format>', 'output format: text, markdown or json', 'text')
     .option(
@@ -29,7 +66,7 @@ export function registerCheck(program: Command): void {
       "write the server's greedy answers to the lossless prompts to FILE, for a later check with lossless.reference",
     )
     .action(
-      action(async (planPath: string, o: { json?: boolean; format: string; recordReference?: string }) => {
+      action(async (planPath: string | undefined, o: CheckFlags) => {
         const format = (o.json ? 'json' : o.format) as Format;
         if (!FORMATS.includes(format)) {
           throw new BenchgateError(
@@ -37,7 +74,12 @@ export function registerCheck(program: Command): void {
             `--format expects one of text, markdown, json; found "${o.format}".`,
           );
         }
-        const plan = await loadPlanFile(planPath);
+        const plan = await checkPlan(planPath, {
+          url: o.url,
+          engine: o.engine,
+          api: o.api,
+          model: o.model,
+        });
         const controller = new AbortController();
         const onSigint = () => controller.abort();
         process.once('SIGINT', onSigint);
