@@ -216,6 +216,30 @@ const CASES: LogCase[] = [
     },
   },
   {
+    // RayExecutorV2, the default of --distributed-executor-backend ray from 2026-05-05 (vLLM f04fd1677,
+    // vllm/envs.py): its monitor names the dead worker by rank, not `Worker proc X died unexpectedly`
+    file: 'vllm-2026-08-ray-v2-worker-died.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.1.dev17180+gef47a897e',
+      tp_size: 2,
+      'speculative.algorithm': 'EAGLE3',
+      'speculative.num_draft_tokens': 3,
+      context_length: 40960,
+    },
+    ready: 14,
+    failedStart: { line: 17, contains: 'RayWorkerProc rank=[1] died unexpectedly', afterReady: true },
+  },
+  {
+    // a Ray worker's busy loop raised (vllm/v1/executor/ray_executor_v2.py, 2026-08-18): the first line of its
+    // traceback ends the start, before the monitor's `died unexpectedly`
+    file: 'vllm-2026-08-ray-v2-worker-failed.txt',
+    adapter: vllmAdapter,
+    facts: { engine_version: '0.1.dev17180+gef47a897e', tp_size: 4, 'speculative.algorithm': 'NGRAM' },
+    ready: 5,
+    failedStart: { line: 6, contains: 'RayWorkerProc failed: CUDA error', afterReady: true },
+  },
+  {
     file: 'vllm-non-default-args-cut-in-spec-config.txt',
     adapter: vllmAdapter,
     facts: {

@@ -29,13 +29,16 @@ const VLLM_START_FAILURES: readonly RegExp[] = [
 ];
 /**
  * Lines that end a start wherever they appear, its first decodes included (v1/engine/core.py,
- * core_client.py, executor/multiproc_executor.py, v1/utils.py of 2025–2026; V0's AsyncEngineDeadError).
+ * core_client.py, executor/multiproc_executor.py, v1/utils.py of 2025–2026; V0's AsyncEngineDeadError;
+ * executor/ray_executor_v2.py, the Ray backend's default from 2026-05-05: `RayWorkerProc failed: …` from
+ * the worker, `RayWorkerProc rank=[1] died unexpectedly, …` from the monitor).
  */
 const VLLM_FATAL: readonly RegExp[] = [
   /EngineCore encountered a fatal error/,
   /Engine core proc(?:ess)? \S+ died unexpectedly/,
   /Worker proc \S+ died unexpectedly/,
   /WorkerProc hit an exception/,
+  /RayWorkerProc (?:failed: |rank=\[[\d, ]*\] died unexpectedly)/,
   /\b(?:Async)?EngineDeadError\b/,
   /AsyncLLM output_handler failed/,
 ];
