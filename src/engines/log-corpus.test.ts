@@ -237,7 +237,7 @@ const CASES: LogCase[] = [
     adapter: vllmAdapter,
     facts: { engine_version: '0.1.dev17180+gef47a897e', tp_size: 4, 'speculative.algorithm': 'NGRAM' },
     ready: 5,
-    failedStart: { line: 6, contains: 'RayWorkerProc failed: CUDA error', afterReady: true },
+    failedStart: { line: 6, contains: 'cause: torch.AcceleratorError: CUDA error', afterReady: true },
   },
   {
     file: 'vllm-non-default-args-cut-in-spec-config.txt',
