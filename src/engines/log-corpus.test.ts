@@ -240,6 +240,19 @@ const CASES: LogCase[] = [
     failedStart: { line: 6, contains: 'cause: torch.AcceleratorError: CUDA error', afterReady: true },
   },
   {
+    // the API server's monitor when its engine core process dies without a word (an OOM kill): from
+    // 2026-06-04 (vLLM 41a4829f2, vllm/v1/engine/core_client.py); 2026-03-30 to then it logged nothing
+    file: 'vllm-2026-08-engine-core-exited.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.1.dev17180+gef47a897e',
+      context_length: 65536,
+      'speculative.algorithm': 'DRAFT_MODEL',
+    },
+    ready: 7,
+    failedStart: { line: 9, contains: 'engine core exited unexpectedly', afterReady: true },
+  },
+  {
     file: 'vllm-non-default-args-cut-in-spec-config.txt',
     adapter: vllmAdapter,
     facts: {

@@ -36,6 +36,8 @@ const VLLM_START_FAILURES: readonly RegExp[] = [
 const VLLM_FATAL: readonly RegExp[] = [
   /EngineCore encountered a fatal error/,
   /Engine core proc(?:ess)? \S+ died unexpectedly/,
+  // the API server's engine monitor from 2026-06-04 (v1/engine/core_client.py)
+  /MPClient: engine core exited unexpectedly/,
   /Worker proc \S+ died unexpectedly/,
   /WorkerProc hit an exception/,
   /RayWorkerProc (?:failed: |rank=\[[\d, ]*\] died unexpectedly)/,
