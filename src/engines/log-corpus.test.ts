@@ -253,6 +253,14 @@ const CASES: LogCase[] = [
     failedStart: { line: 9, contains: 'engine core exited unexpectedly', afterReady: true },
   },
   {
+    // Ctrl-C reaches the engine core too: it exits on the signal before the API server closes its client,
+    // which then warns the same way (vllm/v1/engine/core.py and core_client.py, main 2026-08-18)
+    file: 'vllm-2026-08-stopped-engine-core-exited.txt',
+    adapter: vllmAdapter,
+    ready: 4,
+    failedStart: null,
+  },
+  {
     file: 'vllm-non-default-args-cut-in-spec-config.txt',
     adapter: vllmAdapter,
     facts: {

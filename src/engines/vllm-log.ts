@@ -177,9 +177,24 @@ export function readVllmLog(text: string, path: string): LogReading {
   const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
   // a paste without a start marker (lines from the middle of a start) is read whole
   const facts = factsFromLogRegion(lastStart >= 0 ? lines.slice(lastStart) : lines, path);
-  return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
+  const reading = logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
     startOnly: VLLM_START_FAILURES,
     fatal: VLLM_FATAL,
     acceptance: parseVllmAcceptanceLine,
   });
+  if (stoppedOnPurpose(lines, lastStart, reading)) reading.failedStart = null;
+  return reading;
+}
+
+/** A stop signal the engine core or API server logged (2026-06-04 on) before the client's exit warning. */
+const STOP_SIGNAL_RE = /\[shutdown\] (?:EngineCore: trigger received signal=|API server: shutdown triggered)/;
+
+/**
+ * The client's `engine core exited unexpectedly` after a logged stop signal is an orderly stop (the engine
+ * core drained and exited on the signal before the API server closed its client), not a failure.
+ */
+function stoppedOnPurpose(lines: readonly LogLine[], lastStart: number, reading: LogReading): boolean {
+  const failed = reading.failedStart;
+  if (!failed?.excerpt.includes('MPClient: engine core exited unexpectedly')) return false;
+  return lines.some((l, i) => i >= lastStart && l.line < failed.line && STOP_SIGNAL_RE.test(l.text));
 }
