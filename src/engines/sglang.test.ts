@@ -337,4 +337,11 @@ describe('sglang whereToRead', () => {
     expect(sglangAdapter.whereToRead('speculative.spec_v2')).toContain('SGLANG_ENABLE_SPEC_V2');
     expect(sglangAdapter.whereToRead('nonsense')).toBeNull();
   });
+
+  it('says that builds from 2026-06-11 print neither, and tie spec v2 to the overlap scheduler', () => {
+    // spec v1 retired and the 'Spec v2 is enabled' line removed: SGLang c0480a88b, 2026-06-11
+    expect(sglangAdapter.whereToRead('speculative.spec_v2')).toMatch(
+      /before 2026-06-11.*disable_overlap_schedule/,
+    );
+  });
 });

@@ -123,7 +123,7 @@ export function sglangSpecCounters(metricsText: string): SpecCounters | null {
 
 const WHERE_TO_READ: Record<string, string> = {
   'speculative.spec_v2':
-    "the start-up log line 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.' or SGLANG_ENABLE_SPEC_V2 in the server process environment (/proc/<pid>/environ)",
+    "the start-up log line 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.' or SGLANG_ENABLE_SPEC_V2 in the server process environment (/proc/<pid>/environ), on builds before 2026-06-11; from then on (spec v1 retired) an EAGLE-family server runs spec v2 exactly when the overlap scheduler runs: GET /server_info field disable_overlap_schedule",
   overlap_schedule:
     "GET /server_info field disable_overlap_schedule, or the start-up log's server_args=ServerArgs(...) line and its 'Overlap scheduler is disabled' warning",
   context_length: 'GET /v1/models field max_model_len, or --context-length on the server command line',
