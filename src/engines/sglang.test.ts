@@ -269,7 +269,10 @@ describe('sglang readProcess', () => {
     ['0.5.13', { SGLANG_ENABLE_SPEC_V2: '0' }, [], undefined],
     ['0.5.13.dev20260605+g1234abcd', { SGLANG_ENABLE_SPEC_V2: '0' }, [], false],
     ['0.5.14', { SGLANG_ENABLE_SPEC_V2: '0' }, [], true],
-    ['0.5.14', {}, ['--speculative-eagle-topk', '4'], false],
+    // spec v1 retired (2026-06-11, c0480a88b): a tree draft runs the V2 worker, overlapped (main 2026-08-22)
+    ['0.5.14', {}, ['--speculative-eagle-topk', '4'], true],
+    ['0.5.14', {}, [], true],
+    ['0.5.14', {}, ['--disable-overlap-schedule'], false],
   ] as const)('on %s with %j %j spec v2 is %s', (version, env, extra, specV2) => {
     const f = sglangAdapter.readProcess([...argv, ...extra], { ...env }, 'cmdline', build(version));
     expect(f['speculative.spec_v2']?.value).toBe(specV2);
