@@ -45,6 +45,14 @@ const CASES: Case[] = [
     unknown: ['max_running_requests'],
   },
   {
+    // max_num_scheduled_tokens is in EngineArgs from 2026-07-08 (vLLM bd3bb4eb2, vllm/engine/arg_utils.py)
+    name: 'vLLM: --max-num-s is ambiguous since 2026-07 (max_num_seqs or max_num_scheduled_tokens), not guessed',
+    adapter: vllmAdapter,
+    argv: [...VLLM, '--max-num-s', '64'],
+    facts: { 'vllm.max_num_s': 64 },
+    unknown: ['max_running_requests'],
+  },
+  {
     name: 'vLLM: --flag=value and the JSON speculative config, dashed spelling',
     adapter: vllmAdapter,
     argv: [...VLLM, '--tensor-parallel-size=4', `--speculative-config=${SPEC_JSON}`],

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTargetHttp } from '../client/target-http.js';
 import { type SimulatorHandle, type SimulatorOptions, startSimulator } from '../sim/index.js';
 import { flushLlamacpp, flushSglang, flushVllm } from './cache-flush.js';
+import { startFixtureServer } from './fixture-server.js';
 
 // Each engine's way of emptying its prefix cache, against the simulator's surface of that engine: what
 // is sent, what counts as flushed, and what the user is told when the server offers no way.
@@ -46,6 +47,19 @@ describe('emptying the prefix cache before a level', () => {
       meta_info: { cached_tokens: number };
     };
     expect(again.meta_info.cached_tokens).toBe(0);
+  });
+
+  it('SGLang without /flush_cache (the Rust HTTP server) is not flushed, and is told why', async () => {
+    const rust = await startFixtureServer({});
+    try {
+      const f = await flushSglang(createTargetHttp(rust.url));
+      expect(f).toMatchObject({ flushed: false, how: 'POST /flush_cache' });
+      expect(f.evidence).toMatch(/^HTTP 404/);
+      expect(f.hint).toMatch(/SGLANG_RUST_SERVER=1/);
+      expect(rust.requested).toEqual(['/flush_cache']);
+    } finally {
+      await rust.close();
+    }
   });
 
   it('vLLM: /reset_prefix_cache only with VLLM_SERVER_DEV_MODE=1, otherwise says how to enable it', async () => {

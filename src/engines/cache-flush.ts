@@ -50,6 +50,8 @@ export async function flushSglang(http: TargetHttp): Promise<CacheFlush> {
   }
   return outcome('POST /flush_cache', doc, {
     400: `SGLang flushes only an idle server: requests were still running or waiting after ${SGLANG_BUSY_TRIES} tries.`,
+    // rust/sglang-server/src/api_server (main 2026-08-22) routes no /flush_cache
+    404: 'SGLang serves /flush_cache from its Python HTTP server only: the Rust one (SGLANG_RUST_SERVER=1, from 2026-07-31) has none; start the server without that variable to flush the cache between levels.',
   });
 }
 

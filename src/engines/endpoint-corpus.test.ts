@@ -68,6 +68,32 @@ const CASES: Case[] = [
     unknown: ['speculative.algorithm', 'speculative.spec_v2', 'max_running_requests'],
   },
   {
+    // SGLANG_RUST_SERVER=1 (2026-07-31 on): the Rust server's /server_info lists no ServerArgs fields
+    // (rust/sglang-server/src/api_server/common.rs, main 2026-08-22): not a server without speculation
+    name: 'SGLang Rust server /server_info (allow-listed): context length and acceptance, no ServerArgs fields',
+    adapter: sglangAdapter,
+    routes: { '/server_info': json('sglang-2026-08-rust-server-info.json') },
+    facts: {
+      engine: 'sglang',
+      engine_version: '0.1.dev1546+g382343f86',
+      model: 'Qwen/Qwen3-32B',
+      served_model_name: 'qwen3-32b',
+      context_length: 40960,
+      'sglang.effective_max_running_requests_per_dp': 48,
+      'sglang.avg_spec_accept_length': 2.71,
+      'speculative.active': true,
+    },
+    // dp_size is not stated, so 48 per rank says nothing of the whole server's cap
+    unknown: [
+      'max_running_requests',
+      'dp_size',
+      'tp_size',
+      'speculative.algorithm',
+      'speculative.spec_v2',
+      'overlap_schedule',
+    ],
+  },
+  {
     name: 'vLLM 0.10.1: /version, /v1/models and spec-decode counters',
     adapter: vllmAdapter,
     routes: {

@@ -216,6 +216,51 @@ const CASES: LogCase[] = [
     },
   },
   {
+    // RayExecutorV2, the default of --distributed-executor-backend ray from 2026-05-05 (vLLM f04fd1677,
+    // vllm/envs.py): its monitor names the dead worker by rank, not `Worker proc X died unexpectedly`
+    file: 'vllm-2026-08-ray-v2-worker-died.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.1.dev17180+gef47a897e',
+      tp_size: 2,
+      'speculative.algorithm': 'EAGLE3',
+      'speculative.num_draft_tokens': 3,
+      context_length: 40960,
+    },
+    ready: 14,
+    failedStart: { line: 17, contains: 'RayWorkerProc rank=[1] died unexpectedly', afterReady: true },
+  },
+  {
+    // a Ray worker's busy loop raised (vllm/v1/executor/ray_executor_v2.py, 2026-08-18): the first line of its
+    // traceback ends the start, before the monitor's `died unexpectedly`
+    file: 'vllm-2026-08-ray-v2-worker-failed.txt',
+    adapter: vllmAdapter,
+    facts: { engine_version: '0.1.dev17180+gef47a897e', tp_size: 4, 'speculative.algorithm': 'NGRAM' },
+    ready: 5,
+    failedStart: { line: 6, contains: 'cause: torch.AcceleratorError: CUDA error', afterReady: true },
+  },
+  {
+    // the API server's monitor when its engine core process dies without a word (an OOM kill): from
+    // 2026-06-04 (vLLM 41a4829f2, vllm/v1/engine/core_client.py); 2026-03-30 to then it logged nothing
+    file: 'vllm-2026-08-engine-core-exited.txt',
+    adapter: vllmAdapter,
+    facts: {
+      engine_version: '0.1.dev17180+gef47a897e',
+      context_length: 65536,
+      'speculative.algorithm': 'DRAFT_MODEL',
+    },
+    ready: 7,
+    failedStart: { line: 9, contains: 'engine core exited unexpectedly', afterReady: true },
+  },
+  {
+    // Ctrl-C reaches the engine core too: it exits on the signal before the API server closes its client,
+    // which then warns the same way (vllm/v1/engine/core.py and core_client.py, main 2026-08-18)
+    file: 'vllm-2026-08-stopped-engine-core-exited.txt',
+    adapter: vllmAdapter,
+    ready: 4,
+    failedStart: null,
+  },
+  {
     file: 'vllm-non-default-args-cut-in-spec-config.txt',
     adapter: vllmAdapter,
     facts: {

@@ -25,7 +25,7 @@ const PROCESS_DEATH: readonly RegExp[] = [
   /we are taking the entire process down/,
 ];
 const EXCEPTION_LINE_RE =
-  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[[^\]]*\]\s*)?([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)?)(?::\s?(.*))?$/;
+  /^(?:\s*\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?(?:\[[^\]]*\]\s*)?([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)?)(?::\s?(.*))?$/;
 
 /** CUDA out-of-memory, the failed-start cause every engine shares (PyTorch's and the CUDA runtime's wording). */
 export const CUDA_OOM_RE = /torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory/;
@@ -41,13 +41,14 @@ interface ScannedCrash extends Crash {
 }
 
 /**
- * Removes the prefix engines repeat on every line of a multi-line record: `(EngineCore pid=1) ` and
+ * Removes the prefix engines repeat on every line of a multi-line record: `(EngineCore pid=1) ` (a Ray
+ * actor's `(RayWorkerProc pid=1, ip=10.0.0.1) `) and
  * vLLM's header `ERROR 11-20 14:02:46 [core.py:842] ` (before 2025-02-24 `core.py:842] `), which its
  * formatter puts on each traceback line.
  */
 function stripRecordPrefix(text: string): string {
   return stripOuterPrefixes(text).replace(
-    /^(?:\(\w+ pid=\d+\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:\[[^\]]{0,200}\]|[\w./-]{1,200}:\d+\]) )?/,
+    /^(?:\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\) ?)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:\[[^\]]{0,200}\]|[\w./-]{1,200}:\d+\]) )?/,
     '',
   );
 }
@@ -135,10 +136,10 @@ const WINDING_DOWN_RE =
   /shut(?:ting)? ?down|\bexit|terminat|\bkill|abort|\bstop|died|clean(?:ing)? ?up|finaliz|interrupt|signal|leaked/i;
 /** A log record at warning level or worse (vLLM/Python names, TGI's, llama.cpp's level letter). */
 const NOT_PROGRESS_LEVEL_RE =
-  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\S+\s+)?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\b|^\d+\.\d{2}\.\d{3}\.\d{3} [WE] /;
+  /^(?:\s*\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?(?:\S+\s+)?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\b|^\d+\.\d{2}\.\d{3}\.\d{3} [WE] /;
 /** A record that starts with a timestamp or an INFO level (vLLM, SGLang, TGI, llama.cpp 2026). */
 const RECORD_RE =
-  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |INFO\b)/;
+  /^(?:\s*\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |INFO\b)/;
 
 /** A line showing the start went on working (an informational record that is not the process winding down). */
 function isProgress(text: string): boolean {

@@ -26,7 +26,7 @@ export function stripAnsi(text: string): string {
  * bracket open that swallows the rest of the log.
  */
 export const RECORD_START_RE =
-  /^(?:\s*\(\w+ pid=\d+\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent call last\)|\s*File "|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b|(?:srv|slot|que|res)\s+\w+: |(?:llama|llm|ggml|gguf|common|print_info|load|main|init|start|build|system[ _]info|sched|graph|clip|mtmd)\w*: )/;
+  /^(?:\s*\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?(?:\[\d{4}-\d{2}-\d{2}[ T]\d|\d{4}-\d{2}-\d{2}[ T]\d|\d+\.\d{2}\.\d{3}\.\d{3} [A-Z] |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|Traceback \(most recent call last\)|\s*File "|[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b|(?:srv|slot|que|res)\s+\w+: |(?:llama|llm|ggml|gguf|common|print_info|load|main|init|start|build|system[ _]info|sched|graph|clip|mtmd)\w*: )/;
 
 /** Longest physical line examined; longer lines (a binary blob, a 10 MB paste) are cut before any regex runs. */
 export const MAX_PHYSICAL_LINE_CHARS = 64 * 1024;

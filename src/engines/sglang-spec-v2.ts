@@ -40,8 +40,11 @@ function inEra(era: number, i: SpecV2Inputs): boolean | null {
   const topk = typeof i.topk === 'number' ? i.topk : null;
   if (era === 0) return i.betaSpec && !i.disableOverlap;
   if (era === 1) return i.env === true;
-  if (era === 2 && i.env === false) return false;
-  // from the default switch on, a tree draft (topk > 1) and --disable-overlap-schedule run spec v1
+  // from spec v1's retirement on, the V2 worker always runs, overlapped unless --disable-overlap-schedule;
+  // a tree draft (topk > 1) included (its V2 support: 2026-06-03, ac99794e6; arg_groups/speculative_hook.py)
+  if (era === 3) return !i.disableOverlap;
+  if (i.env === false) return false;
+  // while spec v2 was the default, a tree draft (topk > 1) and --disable-overlap-schedule ran spec v1
   if (i.disableOverlap || (topk !== null && topk > 1)) return false;
   return topk === null ? null : true;
 }
@@ -54,7 +57,7 @@ function possibleEras(sides: ChangeSide[] | null): number[] {
   );
 }
 
-const HISTORY = `SGLANG_ENABLE_SPEC_V2 did nothing before 0.5.4.post1 (${describeSglangChange(SPEC_V2_ENV_ADDED)}), turned spec v2 on until it became the default (${describeSglangChange(SPEC_V2_DEFAULT_ON)}), then off, and is ignored since ${describeSglangChange(SPEC_V2_ENV_REMOVED)}`;
+const HISTORY = `SGLANG_ENABLE_SPEC_V2 did nothing before 0.5.4.post1 (${describeSglangChange(SPEC_V2_ENV_ADDED)}), turned spec v2 on until it became the default (${describeSglangChange(SPEC_V2_DEFAULT_ON)}), then off, and is ignored since ${describeSglangChange(SPEC_V2_ENV_REMOVED)}, when only --disable-overlap-schedule turns it off`;
 
 /** Spec v2 for an EAGLE-family server's command line on its build; null when spec v2 does not apply. */
 export function specV2OfCommandLine(i: SpecV2Inputs): SpecV2Reading {

@@ -269,7 +269,10 @@ describe('sglang readProcess', () => {
     ['0.5.13', { SGLANG_ENABLE_SPEC_V2: '0' }, [], undefined],
     ['0.5.13.dev20260605+g1234abcd', { SGLANG_ENABLE_SPEC_V2: '0' }, [], false],
     ['0.5.14', { SGLANG_ENABLE_SPEC_V2: '0' }, [], true],
-    ['0.5.14', {}, ['--speculative-eagle-topk', '4'], false],
+    // spec v1 retired (2026-06-11, c0480a88b): a tree draft runs the V2 worker, overlapped (main 2026-08-22)
+    ['0.5.14', {}, ['--speculative-eagle-topk', '4'], true],
+    ['0.5.14', {}, [], true],
+    ['0.5.14', {}, ['--disable-overlap-schedule'], false],
   ] as const)('on %s with %j %j spec v2 is %s', (version, env, extra, specV2) => {
     const f = sglangAdapter.readProcess([...argv, ...extra], { ...env }, 'cmdline', build(version));
     expect(f['speculative.spec_v2']?.value).toBe(specV2);
@@ -336,5 +339,12 @@ describe('sglang whereToRead', () => {
     expect(sglangAdapter.whereToRead('speculative.spec_v2')).toContain('Spec v2 is enabled');
     expect(sglangAdapter.whereToRead('speculative.spec_v2')).toContain('SGLANG_ENABLE_SPEC_V2');
     expect(sglangAdapter.whereToRead('nonsense')).toBeNull();
+  });
+
+  it('says that builds from 2026-06-11 print neither, and tie spec v2 to the overlap scheduler', () => {
+    // spec v1 retired and the 'Spec v2 is enabled' line removed: SGLang c0480a88b, 2026-06-11
+    expect(sglangAdapter.whereToRead('speculative.spec_v2')).toMatch(
+      /before 2026-06-11.*disable_overlap_schedule/,
+    );
   });
 });

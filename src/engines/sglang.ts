@@ -62,10 +62,13 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
       if (typeof acceptLength === 'number' && acceptLength > 1)
         setFact(facts, 'speculative.active', true, `${src} avg_spec_accept_length = ${acceptLength}`);
       // what the scheduler admits wins over the flag (memory or a hybrid model's state cache can cap it
-      // below `--max-running-requests`, which /server_info keeps showing); the flag stays sglang.max_running_requests
-      const dp = typeof info.json.dp_size === 'number' ? info.json.dp_size : 1;
-      if (typeof effective === 'number') setFact(facts, 'max_running_requests', effective * dp, src);
+      // below `--max-running-requests`, which /server_info keeps showing); the flag stays
+      // sglang.max_running_requests. Per rank: without dp_size the whole server's cap is unknown.
+      const dp = info.json.dp_size;
+      if (typeof effective === 'number' && typeof dp === 'number')
+        setFact(facts, 'max_running_requests', effective * dp, src);
     }
+    readAllowListedServerInfo(info.json, info.path, facts);
   }
   const model = await getFirstJsonObject(http, ['/model_info', '/get_model_info']);
   if (model) {
@@ -85,6 +88,25 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
   return { facts, raw };
 }
 
+/**
+ * The Rust HTTP server (SGLANG_RUST_SERVER=1, from 2026-07-31) answers /server_info with an allow-list:
+ * `model_path`, `served_model_name`, `tokenizer_path`, `max_context_length`, `max_total_num_tokens`,
+ * `version` and some `internal_states` keys, no ServerArgs field (rust/sglang-server/src/api_server/common.rs,
+ * main 2026-08-22). Its context length is read; the missing fields stay unknown, and the body says why.
+ */
+function readAllowListedServerInfo(body: Record<string, unknown>, path: string, facts: ConfigFacts): void {
+  // a Python body cut short also lacks them: only the Rust body's own key tells the two apart
+  if ('tp_size' in body || 'dp_size' in body || !('max_context_length' in body)) return;
+  const src = `GET ${path}`;
+  setFactIfAbsent(facts, 'context_length', body.max_context_length ?? undefined, `${src} max_context_length`);
+  setFact(
+    facts,
+    'sglang.server_info_server_args',
+    "absent: an allow-listed body (the Rust HTTP server, SGLANG_RUST_SERVER=1); ServerArgs come from the log's server_args=ServerArgs(...) line or the command line",
+    src,
+  );
+}
+
 export function sglangSpecCounters(metricsText: string): SpecCounters | null {
   const scrape = parsePrometheusText(metricsText);
   const out: SpecCounters = {};
@@ -101,7 +123,7 @@ export function sglangSpecCounters(metricsText: string): SpecCounters | null {
 
 const WHERE_TO_READ: Record<string, string> = {
   'speculative.spec_v2':
-    "the start-up log line 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.' or SGLANG_ENABLE_SPEC_V2 in the server process environment (/proc/<pid>/environ)",
+    "the start-up log line 'Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is turned on.' or SGLANG_ENABLE_SPEC_V2 in the server process environment (/proc/<pid>/environ), on builds before 2026-06-11; from then on (spec v1 retired) an EAGLE-family server runs spec v2 exactly when the overlap scheduler runs: GET /server_info field disable_overlap_schedule",
   overlap_schedule:
     "GET /server_info field disable_overlap_schedule, or the start-up log's server_args=ServerArgs(...) line and its 'Overlap scheduler is disabled' warning",
   context_length: 'GET /v1/models field max_model_len, or --context-length on the server command line',

@@ -29,13 +29,18 @@ const VLLM_START_FAILURES: readonly RegExp[] = [
 ];
 /**
  * Lines that end a start wherever they appear, its first decodes included (v1/engine/core.py,
- * core_client.py, executor/multiproc_executor.py, v1/utils.py of 2025–2026; V0's AsyncEngineDeadError).
+ * core_client.py, executor/multiproc_executor.py, v1/utils.py of 2025–2026; V0's AsyncEngineDeadError;
+ * executor/ray_executor_v2.py, the Ray backend's default from 2026-05-05: `RayWorkerProc failed: …` from
+ * the worker, `RayWorkerProc rank=[1] died unexpectedly, …` from the monitor).
  */
 const VLLM_FATAL: readonly RegExp[] = [
   /EngineCore encountered a fatal error/,
   /Engine core proc(?:ess)? \S+ died unexpectedly/,
+  // the API server's engine monitor from 2026-06-04 (v1/engine/core_client.py)
+  /MPClient: engine core exited unexpectedly/,
   /Worker proc \S+ died unexpectedly/,
   /WorkerProc hit an exception/,
+  /RayWorkerProc (?:failed: |rank=\[[\d, ]*\] died unexpectedly)/,
   /\b(?:Async)?EngineDeadError\b/,
   /AsyncLLM output_handler failed/,
 ];
@@ -172,9 +177,24 @@ export function readVllmLog(text: string, path: string): LogReading {
   const lastStart = starts.length > 0 ? starts[starts.length - 1] : -1;
   // a paste without a start marker (lines from the middle of a start) is read whole
   const facts = factsFromLogRegion(lastStart >= 0 ? lines.slice(lastStart) : lines, path);
-  return logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
+  const reading = logReadingFromStarts(lines, starts, (t) => t.includes(VLLM_READY_LINE), facts, starts, {
     startOnly: VLLM_START_FAILURES,
     fatal: VLLM_FATAL,
     acceptance: parseVllmAcceptanceLine,
   });
+  if (stoppedOnPurpose(lines, lastStart, reading)) reading.failedStart = null;
+  return reading;
+}
+
+/** A stop signal the engine core or API server logged (2026-06-04 on) before the client's exit warning. */
+const STOP_SIGNAL_RE = /\[shutdown\] (?:EngineCore: trigger received signal=|API server: shutdown triggered)/;
+
+/**
+ * The client's `engine core exited unexpectedly` after a logged stop signal is an orderly stop (the engine
+ * core drained and exited on the signal before the API server closed its client), not a failure.
+ */
+function stoppedOnPurpose(lines: readonly LogLine[], lastStart: number, reading: LogReading): boolean {
+  const failed = reading.failedStart;
+  if (!failed?.excerpt.includes('MPClient: engine core exited unexpectedly')) return false;
+  return lines.some((l, i) => i >= lastStart && l.line < failed.line && STOP_SIGNAL_RE.test(l.text));
 }
