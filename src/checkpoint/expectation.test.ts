@@ -49,6 +49,9 @@ describe('judgeExpectation', () => {
     );
     expect(judgeExpectation('torch.bfloat16', fact('bfloat16'), 'dtype').outcome).toBe('pass');
     expect(judgeExpectation('float16', fact('bfloat16'), 'dtype').outcome).toBe('fail');
+    // SGLang starts a NEXTN server as EAGLE: a plan naming NEXTN passes on what the server reports
+    expect(judgeExpectation('NEXTN', fact('EAGLE'), 'speculative.algorithm').outcome).toBe('pass');
+    expect(judgeExpectation('nextn', fact('EAGLE3'), 'speculative.algorithm').outcome).toBe('fail');
     // keys without a canonical case stay exact
     expect(judgeExpectation('org/Model', fact('org/model'), 'model').outcome).toBe('fail');
   });

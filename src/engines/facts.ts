@@ -38,14 +38,24 @@ export function canonicalDtype(v: string): string {
 }
 
 /**
+ * Speculative algorithm names that are another's alias: SGLang rewrites `NEXTN` to `EAGLE` as it starts
+ * ("NEXTN shares the same implementation of EAGLE", ServerArgs, every release 0.4–0.5.x), so its live
+ * endpoints and log say EAGLE for a server started with NEXTN.
+ */
+const ALGORITHM_ALIASES: Record<string, string> = { NEXTN: 'EAGLE' };
+
+/**
  * One value form per normalised key, whichever engine it came from (see docs/normalised-keys.md):
- * speculative.algorithm upper-case (`EAGLE3` on SGLang and vLLM alike), dtype in PyTorch's short
- * lower-case names, quantization lower-case. Other keys and non-string values are returned as given.
+ * speculative.algorithm upper-case (`EAGLE3` on SGLang and vLLM alike) with aliases resolved, dtype in
+ * PyTorch's short lower-case names, quantization lower-case. Other keys and non-string values are
+ * returned as given.
  */
 export function canonicalFactValue<T extends FactValue | undefined>(key: string, value: T): T {
   if (typeof value !== 'string') return value;
-  if (key === 'speculative.algorithm' || key === 'speculative.algorithm_if_active')
-    return value.trim().toUpperCase() as T;
+  if (key === 'speculative.algorithm' || key === 'speculative.algorithm_if_active') {
+    const name = value.trim().toUpperCase();
+    return (ALGORITHM_ALIASES[name] ?? name) as T;
+  }
   if (key === 'dtype') return canonicalDtype(value) as T;
   if (key === 'quantization') return value.trim().toLowerCase() as T;
   return value;
