@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalFactValue } from '../engines/facts.js';
 import { judgeExpectation } from './expectation.js';
 
 const fact = (value: string | number | boolean | null) => ({ value, source: 'GET /server_info' });
@@ -52,6 +53,12 @@ describe('judgeExpectation', () => {
     // SGLang starts a NEXTN server as EAGLE: a plan naming NEXTN passes on what the server reports
     expect(judgeExpectation('NEXTN', fact('EAGLE'), 'speculative.algorithm').outcome).toBe('pass');
     expect(judgeExpectation('nextn', fact('EAGLE3'), 'speculative.algorithm').outcome).toBe('fail');
+    // vLLM (from 2025-09-26) starts a deepseek_mtp server as mtp; SGLang's FROZEN_KV_MTP stays itself
+    // (facts are stored in the canonical form, as setFact stores them)
+    const stored = (v: string) => fact(canonicalFactValue('speculative.algorithm', v));
+    expect(judgeExpectation('deepseek_mtp', stored('mtp'), 'speculative.algorithm').outcome).toBe('pass');
+    expect(judgeExpectation('MTP', stored('qwen3_next_mtp'), 'speculative.algorithm').outcome).toBe('pass');
+    expect(judgeExpectation('MTP', stored('FROZEN_KV_MTP'), 'speculative.algorithm').outcome).toBe('fail');
     // keys without a canonical case stay exact
     expect(judgeExpectation('org/Model', fact('org/model'), 'model').outcome).toBe('fail');
   });

@@ -45,6 +45,17 @@ export function canonicalDtype(v: string): string {
 const ALGORITHM_ALIASES: Record<string, string> = { NEXTN: 'EAGLE' };
 
 /**
+ * vLLM's model-specific MTP methods (`deepseek_mtp`, `qwen3_next_mtp`, `gemma4_mtp` … 24 at main
+ * 2026-08-18) are rewritten to `mtp` as its SpeculativeConfig is built, with a deprecation warning,
+ * since 2025-09-26 (c70ac4b8f, #25232, vllm/config/speculative.py): its config line says `mtp` for a
+ * server started with `deepseek_mtp`. Any `<model>_MTP` reads as `MTP`, but SGLang's FROZEN_KV_MTP,
+ * a different algorithm.
+ */
+function mtpAlias(name: string): string | null {
+  return name.endsWith('_MTP') && name !== 'FROZEN_KV_MTP' ? 'MTP' : null;
+}
+
+/**
  * One value form per normalised key, whichever engine it came from (see docs/normalised-keys.md):
  * speculative.algorithm upper-case (`EAGLE3` on SGLang and vLLM alike) with aliases resolved, dtype in
  * PyTorch's short lower-case names, quantization lower-case. Other keys and non-string values are
@@ -54,7 +65,7 @@ export function canonicalFactValue<T extends FactValue | undefined>(key: string,
   if (typeof value !== 'string') return value;
   if (key === 'speculative.algorithm' || key === 'speculative.algorithm_if_active') {
     const name = value.trim().toUpperCase();
-    return (ALGORITHM_ALIASES[name] ?? name) as T;
+    return (ALGORITHM_ALIASES[name] ?? mtpAlias(name) ?? name) as T;
   }
   if (key === 'dtype') return canonicalDtype(value) as T;
   if (key === 'quantization') return value.trim().toLowerCase() as T;
