@@ -123,7 +123,10 @@ export function intervalCoverage(cmp: Comparison): string {
 export function bootstrapNote(cmp: Comparison): string {
   const what =
     cmp.bootstrap.resamples === 'trials-then-requests' ? 'trials, then of requests within them' : 'requests';
-  return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of ${what}, seed ${cmp.bootstrap.seed}); * = CI excludes no change. ${intervalCoverage(cmp)}`;
+  const itl = cmp.metrics.some((m) => m.includes('_itl_'))
+    ? ' ITL rows have no CI and give no verdict: their samples are gaps inside requests, not independent requests.'
+    : '';
+  return `Change vs ${cmp.baseline} with ${Math.round(cmp.bootstrap.confidence * 100)}% percentile-bootstrap CI (${cmp.bootstrap.iterations} resamples of ${what}, seed ${cmp.bootstrap.seed}); * = CI excludes no change. ${intervalCoverage(cmp)}${itl}`;
 }
 
 /** One line per flagged level and run, with the reason the producer gave (e.g. the client's loop lag). */
