@@ -59,6 +59,13 @@ describe('judgeExpectation', () => {
     expect(judgeExpectation('deepseek_mtp', stored('mtp'), 'speculative.algorithm').outcome).toBe('pass');
     expect(judgeExpectation('MTP', stored('qwen3_next_mtp'), 'speculative.algorithm').outcome).toBe('pass');
     expect(judgeExpectation('MTP', stored('FROZEN_KV_MTP'), 'speculative.algorithm').outcome).toBe('fail');
+    // SGLang promotes EAGLE/NEXTN to FROZEN_KV_MTP for a Gemma4 assistant draft: met, and said so
+    const gemma = judgeExpectation('NEXTN', stored('FROZEN_KV_MTP'), 'speculative.algorithm');
+    expect(gemma).toMatchObject({ outcome: 'pass' });
+    expect(gemma.found).toBe(
+      '"FROZEN_KV_MTP" (SGLang runs EAGLE and NEXTN as FROZEN_KV_MTP for a Gemma4 assistant draft)',
+    );
+    expect(judgeExpectation('EAGLE3', stored('FROZEN_KV_MTP'), 'speculative.algorithm').outcome).toBe('fail');
     // keys without a canonical case stay exact
     expect(judgeExpectation('org/Model', fact('org/model'), 'model').outcome).toBe('fail');
   });

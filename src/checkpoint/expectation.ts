@@ -1,7 +1,12 @@
 // Judges one config expectation (equals, one_of, >=, <=, regex, present, absent) against a fact.
 // Pure: a missing fact is "unknown", never false; the caller decides what unknown means.
 
-import { canonicalFactValue, asNumber as factNumber, keyFoldsCase } from '../engines/facts.js';
+import {
+  ALGORITHM_PROMOTIONS,
+  canonicalFactValue,
+  asNumber as factNumber,
+  keyFoldsCase,
+} from '../engines/facts.js';
 import type { ConfigFact } from '../engines/types.js';
 import type { Expectation } from '../plan/schema.js';
 
@@ -55,6 +60,16 @@ function canonicalExpectation(e: Expectation, key: string | undefined): Expectat
   return e;
 }
 
+/** Why `value` meets `e` as the engine's own promotion of an expected algorithm; null when it does not. */
+function promotionMeeting(e: Expectation, value: Scalar, key: string | undefined): string | null {
+  if (key !== 'speculative.algorithm' || typeof value !== 'string') return null;
+  const rule = ALGORITHM_PROMOTIONS[value];
+  if (!rule) return null;
+  const wanted =
+    e !== null && typeof e === 'object' ? ('equals' in e ? [e.equals] : 'one_of' in e ? e.one_of : []) : [e];
+  return wanted.some((w) => typeof w === 'string' && rule.for.includes(w)) ? rule.why : null;
+}
+
 /**
  * Judges `e` against `fact` (the fact read for normalised `key`, when given: expected values are put
  * in the key's canonical form first, and regexes on case-folding keys ignore case). A fact never read
@@ -73,6 +88,8 @@ export function judgeExpectation(e0: Expectation, fact: ConfigFact | undefined, 
     return known ? verdict(value !== null) : { outcome: 'unknown', expected, found };
   }
   if (!known) return { outcome: 'unknown', expected, found };
+  const promoted = promotionMeeting(e, value, key);
+  if (promoted) return { outcome: 'pass', expected, found: `${found} (${promoted})` };
   if (e === null || typeof e !== 'object') return verdict(valuesEqual(e, value));
   if ('equals' in e) return verdict(valuesEqual(e.equals, value));
   if ('one_of' in e) return verdict(e.one_of.some((x) => valuesEqual(x, value)));

@@ -56,6 +56,19 @@ function mtpAlias(name: string): string | null {
 }
 
 /**
+ * Algorithms an engine runs in place of the one asked for, by its own rule: an expectation of a name in
+ * `for` is met by this one, and the finding says why. SGLang promotes EAGLE and NEXTN to FROZEN_KV_MTP
+ * when the draft is a Gemma4 assistant model (2026-05-07 on, d2c103416; speculative_hook.py logs
+ * "promoting --speculative-algorithm X to FROZEN_KV_MTP").
+ */
+export const ALGORITHM_PROMOTIONS: Record<string, { for: string[]; why: string }> = {
+  FROZEN_KV_MTP: {
+    for: ['EAGLE'],
+    why: 'SGLang runs EAGLE and NEXTN as FROZEN_KV_MTP for a Gemma4 assistant draft',
+  },
+};
+
+/**
  * One value form per normalised key, whichever engine it came from (see docs/normalised-keys.md):
  * speculative.algorithm upper-case (`EAGLE3` on SGLang and vLLM alike) with aliases resolved, dtype in
  * PyTorch's short lower-case names, quantization lower-case. Other keys and non-string values are
