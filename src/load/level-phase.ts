@@ -28,17 +28,30 @@ export interface PhaseSpec {
   startAtMs?: number | null;
 }
 
+/**
+ * Resolves at `atMs` (performance.now() scale), never before it, or when `signal` aborts. A timer may
+ * fire up to 1 ms early (libuv's loop clock counts whole milliseconds), so the last millisecond is
+ * polled: a common start or a back-off is never cut short.
+ */
 export const sleepUntil = (atMs: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const delay = atMs - performance.now();
-    if (delay <= 0 || signal.aborted) return resolve();
-    const t = setTimeout(done, delay);
-    function done(): void {
-      clearTimeout(t);
+    if (atMs - performance.now() <= 0 || signal.aborted) return resolve();
+    let timer: NodeJS.Timeout | null = null;
+    let poll: NodeJS.Immediate | null = null;
+    const done = (): void => {
+      if (timer) clearTimeout(timer);
+      if (poll) clearImmediate(poll);
       signal.removeEventListener('abort', done);
       resolve();
-    }
+    };
+    const wait = (): void => {
+      const delay = atMs - performance.now();
+      if (delay <= 0) done();
+      else if (delay > 1) timer = setTimeout(wait, delay);
+      else poll = setImmediate(wait);
+    };
     signal.addEventListener('abort', done, { once: true });
+    wait();
   });
 
 /** A counting semaphore whose waiters are served in arrival order. */
