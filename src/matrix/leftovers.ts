@@ -6,7 +6,7 @@
 
 import { monoNowMs } from '../core/clock.js';
 import type { ProcessHost } from '../hosts/host.js';
-import { readProcessTable } from '../hosts/process-table.js';
+import { type PsRow, readProcessTable } from '../hosts/process-table.js';
 import { type PortHolder, portHolders, processGroupMembers, signalPids, sleep } from './process-table.js';
 
 /** A server benchgate launched, as the matrix state records it. */
@@ -128,6 +128,21 @@ export async function checkLeftovers(
   };
 }
 
+/** The members of a launch's process group that are provably that launch's (see belongsToLaunch). */
+export async function provenMembers(
+  host: ProcessHost,
+  members: readonly PsRow[],
+  launch: RecordedLaunch,
+): Promise<PsRow[]> {
+  const ours: PsRow[] = [];
+  for (const m of members) {
+    const info = await host.processInfo(m.pid).catch(() => null);
+    if (belongsToLaunch({ pid: m.pid, pgid: m.pgid, startTime: info?.startTime ?? null }, [launch]))
+      ours.push(m);
+  }
+  return ours;
+}
+
 /**
  * Processes still alive in the process group of this config's previous launch (half-initialised workers
  * of a crashed or killed run), whether or not they hold the port. With `kill`, only members proven to
@@ -150,12 +165,7 @@ export async function checkPreviousGroup(
       message: `process(es) of the previous launch are still running: ${list}; re-run with --kill-leftovers to end them.`,
     };
   }
-  const ours: number[] = [];
-  for (const m of members) {
-    const info = await host.processInfo(m.pid).catch(() => null);
-    if (belongsToLaunch({ pid: m.pid, pgid: m.pgid, startTime: info?.startTime ?? null }, [previous]))
-      ours.push(m.pid);
-  }
+  const ours = (await provenMembers(host, members, previous)).map((m) => m.pid);
   if (ours.length < members.length) {
     return {
       pids,

@@ -8,10 +8,11 @@
 // left to each config's own check.
 
 import { BenchgateError } from '../core/errors.js';
+import type { ProcessHost } from '../hosts/host.js';
 import type { ResolvedConfig } from './config-plan.js';
 import type { MatrixContext } from './config-run.js';
 import { CONFIG_STAGES } from './config-stages.js';
-import { belongsToLaunch, checkPreviousGroup, type RecordedLaunch } from './leftovers.js';
+import { checkPreviousGroup, provenMembers, type RecordedLaunch } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 
 /** The clean-up stages (tear down, GPU release, assemble): a config cut off in one was ending its server. */
@@ -20,33 +21,31 @@ const CLEANUP = new Set(CONFIG_STAGES.filter((s) => s.always).map((s) => s.name)
 interface Survivors {
   config: string;
   launch: RecordedLaunch;
+  /** The host the launch ran on, open until the resume has dealt with it. */
+  host: ProcessHost;
   /** Cut off during its clean-up: its tear-down ends them, flag or not. */
   tearingDown: boolean;
-
   /** "PID n (argv)" of each live process of the launch. */
   processes: string[];
 }
 
-/** The live processes of a config's recorded launch that are provably that launch's. */
+/** The live processes of a config's recorded launch that are provably that launch's, on its open host. */
 async function survivorsOf(m: MatrixContext, config: ResolvedConfig): Promise<Survivors | null> {
   const st = m.state.configs[config.name];
   if (!st?.lastPid) return null;
   const launch: RecordedLaunch = { pid: st.lastPid, startTime: st.lastStartTime ?? null };
-  try {
-    const host = await m.openHostFn(config.hostSpec);
-    const members = await processGroupMembers(host, launch.pid);
-    const ours: string[] = [];
-    for (const p of members) {
-      const info = await host.processInfo(p.pid).catch(() => null);
-      if (belongsToLaunch({ pid: p.pid, pgid: p.pgid, startTime: info?.startTime ?? null }, [launch]))
-        ours.push(`PID ${p.pid} (${p.args.slice(0, 120)})`);
-    }
-    const tearingDown = st.stage !== null && st.stage !== undefined && CLEANUP.has(st.stage);
-    return ours.length > 0 ? { config: config.name, launch, tearingDown, processes: ours } : null;
-  } catch {
-    // the host cannot be reached now: the config's own stages say so at its turn
+  // the host cannot be reached now: the config's own stages say so at its turn
+  const host = await m.openHostFn(config.hostSpec).catch(() => null);
+  if (!host) return null;
+  const members = await processGroupMembers(host, launch.pid).catch(() => []);
+  const ours = await provenMembers(host, members, launch);
+  if (ours.length === 0) {
+    await host.close().catch(() => undefined);
     return null;
   }
+  const tearingDown = st.stage !== null && st.stage !== undefined && CLEANUP.has(st.stage);
+  const processes = ours.map((p) => `PID ${p.pid} (${p.args.slice(0, 120)})`);
+  return { config: config.name, launch, host, tearingDown, processes };
 }
 
 /** Ends (with --kill-leftovers) or refuses to run beside the servers the earlier run left running. */
@@ -55,24 +54,27 @@ export async function settleEarlierLaunches(
   configs: readonly ResolvedConfig[],
 ): Promise<void> {
   const found: Survivors[] = [];
-  for (const c of configs) {
-    const s = await survivorsOf(m, c);
-    if (s) found.push(s);
-  }
-  const kept = found.filter((s) => !s.tearingDown);
-  if (kept.length > 0 && !m.killLeftovers) {
-    const list = kept.map((s) => `${s.config}: ${s.processes.join('; ')}`).join('; ');
-    throw new BenchgateError(
-      'BG_E_LAUNCH',
-      `the earlier run's server(s) are still running, launched by benchgate for ${list}; resuming beside them would measure every config with their GPUs and ports taken. End them, or resume with --kill-leftovers.`,
-    );
-  }
-  for (const s of found) {
-    const c = configs.find((x) => x.name === s.config) as ResolvedConfig;
-    const ended = await checkPreviousGroup(await m.openHostFn(c.hostSpec), s.launch, { kill: true });
-    const why = s.tearingDown ? 'to finish its tear-down' : 'with --kill-leftovers';
-    const text =
-      ended.message?.replace('with --kill-leftovers', why) ?? 'nothing of its earlier launch was left';
-    m.log(`  ${s.config}: before resuming, ${text}`);
+  try {
+    for (const c of configs) {
+      const s = await survivorsOf(m, c);
+      if (s) found.push(s);
+    }
+    const kept = found.filter((s) => !s.tearingDown);
+    if (kept.length > 0 && !m.killLeftovers) {
+      const list = kept.map((s) => `${s.config}: ${s.processes.join('; ')}`).join('; ');
+      throw new BenchgateError(
+        'BG_E_LAUNCH',
+        `the earlier run's server(s) are still running, launched by benchgate for ${list}; resuming beside them would measure every config with their GPUs and ports taken. End them, or resume with --kill-leftovers.`,
+      );
+    }
+    for (const s of found) {
+      const ended = await checkPreviousGroup(s.host, s.launch, { kill: true });
+      const why = s.tearingDown ? 'to finish its tear-down' : 'with --kill-leftovers';
+      const text =
+        ended.message?.replace('with --kill-leftovers', why) ?? 'nothing of its earlier launch was left';
+      m.log(`  ${s.config}: before resuming, ${text}`);
+    }
+  } finally {
+    await Promise.all(found.map((s) => s.host.close().catch(() => undefined)));
   }
 }
