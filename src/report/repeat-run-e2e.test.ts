@@ -10,14 +10,12 @@ beforeAll(async () => {
   runs = await sameConfigRuns('bg-repeat-');
 });
 afterAll(() => runs.close());
-const bench = (name: string, extra: string[]) => runs.bench(name, extra);
-const compare = (args: string[], format: string) => runs.compare(args, format);
 
 describe('the same config run twice against one SGLang simulator', () => {
   it('by default sends unseen prompts: no cache share, and with trials "no meaningful difference"', async () => {
-    const first = await bench('fresh-1', ['--trials', '3']);
-    const second = await bench('fresh-2', ['--trials', '3']);
-    const cmp = JSON.parse(await compare([first, second], 'json')) as CompareJson;
+    const first = await runs.bench('fresh-1', ['--trials', '3']);
+    const second = await runs.bench('fresh-2', ['--trials', '3']);
+    const cmp = JSON.parse(await runs.compare([first, second], 'json')) as CompareJson;
     expect(cmp.cache).toHaveLength(2 * 2 * 3);
     expect(cmp.cache.every((r) => r.share !== null && r.share < 0.1)).toBe(true);
     const reasons = cmp.validity.runs.flatMap((r) => Object.values(r.levels).flatMap((l) => l.reasons));

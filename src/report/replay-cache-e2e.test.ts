@@ -14,16 +14,14 @@ beforeAll(async () => {
   runs = await sameConfigRuns('bg-replay-');
 });
 afterAll(() => runs.close());
-const bench = (name: string, extra: string[]) => runs.bench(name, extra);
-const compare = (args: string[], format: string) => runs.compare(args, format);
 
 describe('the same prompts sent twice to one SGLang simulator', () => {
   it('replaying the first run’s prompts (same salt) reads SUSPECT, naming the prefix cache and the share', async () => {
-    const first = await bench('replay-1', ['--salt', '7']);
-    const second = await bench('replay-2', ['--salt', '7']);
+    const first = await runs.bench('replay-1', ['--salt', '7']);
+    const second = await runs.bench('replay-2', ['--salt', '7']);
     // one compare writes Markdown to stdout and report.html and compare.json beside it
     const files = join(runs.dir, 'replay-report');
-    const md = await compare([first, second, '--out', files], 'markdown');
+    const md = await runs.compare([first, second, '--out', files], 'markdown');
     const cmp = JSON.parse(readFileSync(join(files, 'compare.json'), 'utf8')) as CompareJson;
     const share = (run: string) => cmp.cache.filter((r) => r.run === run).map((r) => r.share ?? -1);
     // SGLang's OpenAI routes report cached tokens only in /metrics: the counters over each level
@@ -44,7 +42,7 @@ describe('the same prompts sent twice to one SGLang simulator', () => {
     expect(cmp.summary.join('\n')).toMatch(/replay-2 c=1, c=4: served from the prefix cache/);
 
     // every format shows the cached share per level, with its source
-    const text = await compare([first, second], 'text');
+    const text = await runs.compare([first, second], 'text');
     expect(text).toMatch(
       /^Prefix cache: share of the measured prompt tokens served from the server's cache$/m,
     );
@@ -52,7 +50,7 @@ describe('the same prompts sent twice to one SGLang simulator', () => {
       /^ {2}replay-2 c=4: 9\d\.\d% of prompt tokens \(\/metrics sglang:cached_tokens_total/m,
     );
     expect(md).toMatch(/^- replay-2 c=1: 9\d\.\d% of prompt tokens/m);
-    const csv = await compare([first, second], 'csv');
+    const csv = await runs.compare([first, second], 'csv');
     expect(csv).toMatch(
       /^suspect,,cached_share,share of prompt tokens,concurrency,4,c=4,replay-2,false,0\.9\d+,/m,
     );
@@ -62,9 +60,9 @@ describe('the same prompts sent twice to one SGLang simulator', () => {
   }, 240_000);
 
   it('replaying the same prompts with --cache flush: the cache is emptied before each level, and the report says so', async () => {
-    await bench('flush-1', ['--salt', '11']);
-    const second = await bench('flush-2', ['--salt', '11', '--cache', 'flush']);
-    const cmp = JSON.parse(await compare([second], 'json')) as CompareJson;
+    await runs.bench('flush-1', ['--salt', '11']);
+    const second = await runs.bench('flush-2', ['--salt', '11', '--cache', 'flush']);
+    const cmp = JSON.parse(await runs.compare([second], 'json')) as CompareJson;
     // the replayed prompts found nothing: SGLang's POST /flush_cache emptied the radix cache
     expect(cmp.cache).toHaveLength(2);
     expect(cmp.cache.every((r) => r.share !== null && r.share < 0.1)).toBe(true);
