@@ -15,14 +15,11 @@ import { levelTable } from '../../results/level-table.js';
 import { type RunBenchResult, runBench } from '../../session/run-bench.js';
 import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parsePositive, parseWorkers } from '../action.js';
+import { addTargetOptions, type TargetFlags, targetInput } from '../target-flags.js';
 import { withInterrupt } from '../terminal.js';
 import { noteToStderr } from './store-options.js';
 
-interface BenchFlags {
-  url?: string;
-  engine?: string;
-  api?: string;
-  model?: string;
+interface BenchFlags extends TargetFlags {
   concurrency?: string;
   rate?: string;
   maxConcurrency?: string;
@@ -52,11 +49,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
       '--concurrency and --rate are exclusive: give closed-loop concurrency levels or open-loop rates, not both.',
     );
   }
-  const target: Record<string, unknown> = {};
-  if (o.url !== undefined) target.url = o.url;
-  if (o.engine !== undefined) target.engine = o.engine;
-  if (o.api !== undefined) target.api = o.api;
-  if (o.model !== undefined) target.model = o.model;
+  const target = targetInput(o);
   const workload: Record<string, unknown> = {};
   if (o.inputTokens !== undefined)
     workload.input_tokens = { fixed: parsePositive('--input-tokens', o.inputTokens, { integer: true }) };
@@ -86,7 +79,7 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
   if (o.trials !== undefined) load.trials = parsePositive('--trials', o.trials, { integer: true });
   if (o.cache !== undefined) load.cache = o.cache;
   const input: Record<string, unknown> = {};
-  if (Object.keys(target).length) input.target = target;
+  if (target) input.target = target;
   if (Object.keys(workload).length) input.workload = workload;
   if (Object.keys(load).length) input.load = load;
   if (o.out !== undefined) input.output = o.out;
@@ -95,16 +88,13 @@ export function flagsToPlanInput(o: BenchFlags): PlanInput {
 }
 
 export function registerBench(program: Command): void {
-  program
+  const bench = program
     .command('bench')
     .description(
       'Benchmark a server across load levels (closed loop --concurrency or open loop --rate); with no URL, the embedded simulator.',
     )
-    .argument('[plan]', 'plan file (YAML or JSON); flags override its values')
-    .option('--url <url>', 'server base URL, e.g. http://127.0.0.1:30000')
-    .option('--engine <name>', 'auto | sglang | vllm | llamacpp | tgi | openai')
-    .option('--api <api>', 'completions | chat | native')
-    .option('--model <name>', 'model to request (default: first of /v1/models)')
+    .argument('[plan]', 'plan file (YAML or JSON); flags override its values');
+  addTargetOptions(bench)
     .option('--concurrency <list>', 'closed-loop levels, e.g. 1,8,64')
     .option('--rate <list>', 'open-loop levels in requests/s, e.g. 2,4,8')
     .option(

@@ -16,16 +16,10 @@ import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { Plan } from '../../plan/schema.js';
 import { action } from '../action.js';
+import { addTargetOptions, type TargetFlags, targetInput } from '../target-flags.js';
 
 const FORMATS = ['text', 'markdown', 'json'] as const;
 type Format = (typeof FORMATS)[number];
-
-interface TargetFlags {
-  url?: string;
-  engine?: string;
-  api?: string;
-  model?: string;
-}
 
 interface CheckFlags extends TargetFlags {
   json?: boolean;
@@ -40,25 +34,22 @@ async function checkPlan(planPath: string | undefined, o: TargetFlags): Promise<
       'BG_E_USAGE',
       'check needs a plan file or --url URL (the server to check), e.g. benchgate check --url http://127.0.0.1:30000.',
     );
-  const target = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const target = targetInput(o);
   const base = planPath ? await loadPlanFile(planPath) : {};
-  return resolvePlanWithFlags(base, Object.keys(target).length > 0 ? { target } : {}, {
+  return resolvePlanWithFlags(base, target ? { target } : {}, {
     planPath: planPath ?? null,
     levelsFlag: '--concurrency',
   });
 }
 
 export function registerCheck(program: Command): void {
-  program
+  const check = program
     .command('check')
     .description(
       'Prove the target runs the intended configuration (the checkpoint); exit 1 if a required check fails.',
     )
-    .argument('[plan]', 'plan file (YAML or JSON); the target flags override its values')
-    .option('--url <url>', 'server base URL, e.g. http://127.0.0.1:30000 (no plan needed)')
-    .option('--engine <name>', 'auto | sglang | vllm | llamacpp | tgi | openai')
-    .option('--api <api>', 'completions | chat | native')
-    .option('--model <name>', 'model to request (default: first of /v1/models)')
+    .argument('[plan]', 'plan file (YAML or JSON); the target flags override its values');
+  addTargetOptions(check, ' (no plan needed)')
     .option('--json', 'print the findings and verified target as JSON (same as --format json)')
     .option('--format <format>', 'output format: text, markdown or json', 'text')
     .option(
