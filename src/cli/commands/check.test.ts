@@ -63,10 +63,14 @@ describe('benchgate check', () => {
     }
   });
 
-  it('exits 2 naming what is missing when given neither a plan nor --url', async () => {
+  it('exits 2 naming what is missing or wrong: neither a plan nor --url, a bad target flag', async () => {
     const r = await run([]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('check needs a plan file or --url URL (the server to check)');
+    // a wrong target flag names the flag and the plan key it stands for
+    const api = await run(['--url', 'http://127.0.0.1:1', '--api', 'bogus']);
+    expect(api.code).toBe(2);
+    expect(api.stderr).toContain('flags --api (target.api): expected one of: completions, chat, native');
   });
 
   it('exits 1 naming the failed expectation, and --json carries the findings', async () => {
