@@ -72,13 +72,19 @@ export const tokenLengthSchema = z
     'A token length distribution: { fixed: N }, { uniform: [a, b] } (inclusive) or { normal: { mean, std } } (clamped to >= 1).',
   );
 
+/**
+ * A server's base URL. What vLLM and OpenAI users paste ends in `/v1` (the API's prefix, which every
+ * request path here already carries), so a trailing `/v1` and trailing slashes are taken off: the same
+ * server is reached with or without them.
+ */
+const baseUrl = z.url().transform((u) => u.replace(/\/+$/, '').replace(/\/v1$/i, ''));
+
 export const targetSchema = z
   .object({
-    url: z
-      .url()
+    url: baseUrl
       .optional()
       .describe(
-        'Base URL of the server, e.g. http://127.0.0.1:30000. Omit to benchmark the embedded simulator.',
+        'Base URL of the server, e.g. http://127.0.0.1:30000 (a trailing /v1 is accepted and dropped). Omit to benchmark the embedded simulator.',
       ),
     engine: z
       .enum(['auto', 'sglang', 'vllm', 'llamacpp', 'tgi', 'openai'])
@@ -657,7 +663,9 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe("How to stop this configuration's server."),
-    url: z.url().optional().describe("URL of this config's server; default: the plan target URL."),
+    url: baseUrl
+      .optional()
+      .describe("URL of this config's server (a trailing /v1 is dropped); default: the plan target URL."),
     log: z
       .string()
       .optional()

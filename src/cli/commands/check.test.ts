@@ -44,6 +44,18 @@ describe('benchgate check', () => {
     expect(r.stdout).toContain('checkpoint passed');
   });
 
+  it('accepts the base URL with /v1 on it, as vLLM and OpenAI users paste it', async () => {
+    const plain = await startSimulator({ flavor: 'vllm', profile: 'fixed', loadTimeS: 0 });
+    try {
+      await plain.ready;
+      const r = await runCli(['check', '--url', `${plain.url}/v1/`, '--json'], { cwd: dir });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('/v1/v1');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('checks a server named by --url alone, and the target flags override a plan', async () => {
     const plain = await startSimulator({ flavor: 'vllm', profile: 'fixed', loadTimeS: 0 });
     try {
