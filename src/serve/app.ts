@@ -80,12 +80,14 @@ export function buildApp(opts: DashboardOptions): Hono {
   return app;
 }
 
-/** Makes sure the store exists and is current, then serves the dashboard; resolves once listening. */
+/**
+ * Takes the port first (a taken port fails before any store work), then makes sure the store exists and is
+ * current, then serves the dashboard; resolves once both are done.
+ */
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
-  (await openStore(opts.location, opts.note ?? (() => {}))).db.close();
   const app = buildApp(opts);
   const host = opts.host ?? '127.0.0.1';
-  return new Promise((resolve, reject) => {
+  const listening = await new Promise<Dashboard>((resolve, reject) => {
     const server = serveHttp({ fetch: app.fetch, hostname: host, port: opts.port ?? 0 }, (info) => {
       const shown = host.includes(':') ? `[${host}]` : host;
       resolve({
@@ -99,4 +101,11 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     });
     server.on('error', reject);
   });
+  try {
+    (await openStore(opts.location, opts.note ?? (() => {}))).db.close();
+  } catch (e) {
+    await listening.close();
+    throw e;
+  }
+  return listening;
 }

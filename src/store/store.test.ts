@@ -4,7 +4,7 @@
 // not a store is named in a clear error; `query` refuses writes; `history` gives intervals; `export`
 // writes Parquet that DuckDB reads back.
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,25 @@ const runsJson = async (...args: string[]) => {
     JSON.parse(r.stdout) as { id: string; dir: string; validity: string; configFingerprint: string }[]
   ).map((x) => ({ id: x.id, dir: x.dir, validity: x.validity, config: x.configFingerprint }));
 };
+
+describe('where a read command finds the store', () => {
+  it('never creates a results folder or a store where nothing was recorded: a usage error says so', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'bg-store-none-'));
+    for (const args of [['runs'], ['runs', '--results', 'typo'], ['gate', 'last-run', '--results', 'typo']]) {
+      const r = await runCli(args, { cwd: empty });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('No results directory at');
+    }
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it('finds the store when standing in the results folder itself', async () => {
+    const r = await runCli(['runs', '--format', 'json'], { cwd: results });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    expect(existsSync(join(results, 'results'))).toBe(false);
+  });
+});
 
 describe('the results store', () => {
   it('holds each bench run as it finishes and filters by a normalised config key; a rebuild gives the same answers', async () => {

@@ -12,7 +12,7 @@ import { addRuns } from '../../store/index-runs.js';
 import { openStore } from '../../store/store.js';
 import { action, parsePositive } from '../action.js';
 import { parseMetrics, parseMinEffect } from './compare.js';
-import { locationOf, noteToStderr, type StoreFlags, withStoreOptions } from './store-options.js';
+import { noteToStderr, readLocation, type StoreFlags, withStoreOptions } from './store-options.js';
 
 interface GateFlags extends StoreFlags {
   against: string;
@@ -29,7 +29,7 @@ async function gateCommand(runRef: string, flags: GateFlags): Promise<number> {
   const format = flags.format;
   if (!['text', 'json', 'junit'].includes(format))
     throw new BenchgateError('BG_E_USAGE', `--format expects text, json or junit; found "${format}".`);
-  const { db } = await openStore(locationOf(flags), noteToStderr);
+  const { db } = await openStore(readLocation(flags), noteToStderr);
   try {
     // a run directory given by path is indexed first, so CI can gate what it just wrote
     for (const ref of [runRef, flags.against])

@@ -15,8 +15,8 @@ import { action, parsePositive } from '../action.js';
 import {
   type FilterFlags,
   filterOf,
-  locationOf,
   noteToStderr,
+  readLocation,
   type StoreFlags,
   withFilterOptions,
   withStoreOptions,
@@ -38,7 +38,7 @@ async function historyCommand(metric: string, flags: HistoryFlags): Promise<numb
     );
   if (flags.format !== 'text' && flags.format !== 'json')
     throw new BenchgateError('BG_E_USAGE', `--format expects text or json; found "${flags.format}".`);
-  const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
+  const db = await openStoreReadOnly(readLocation(flags), noteToStderr);
   try {
     const points = await metricHistory(db, {
       metric,
@@ -102,7 +102,7 @@ export function registerHistory(program: Command): void {
     ),
   ).action(
     action(async (flags: StoreFlags & FilterFlags & { parquet: string }) => {
-      const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
+      const db = await openStoreReadOnly(readLocation(flags), noteToStderr);
       try {
         const written = await exportParquet(db, resolve(flags.parquet), filterOf(flags));
         for (const w of written) process.stdout.write(`${w.path}\t${w.rows} rows\n`);

@@ -16,6 +16,7 @@ import {
   filterOf,
   locationOf,
   noteToStderr,
+  readLocation,
   type StoreFlags,
   withFilterOptions,
   withStoreOptions,
@@ -58,7 +59,7 @@ interface RunsFlags extends StoreFlags, FilterFlags {
 async function runsCommand(flags: RunsFlags): Promise<number> {
   const format = parseFormat(flags.format, ['text', 'json']);
   const filter = filterOf(flags);
-  const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
+  const db = await openStoreReadOnly(readLocation(flags), noteToStderr);
   try {
     const runs = await listRuns(db, filter);
     const keys = (flags.show ?? [])
@@ -94,7 +95,7 @@ async function runsCommand(flags: RunsFlags): Promise<number> {
 
 async function queryCommand(sql: string, flags: StoreFlags & { format: string }): Promise<number> {
   const format = parseFormat(flags.format, ['text', 'json', 'csv']);
-  const db = await openStoreReadOnly(locationOf(flags), noteToStderr);
+  const db = await openStoreReadOnly(readLocation(flags), noteToStderr);
   try {
     const { columns, rows } = await readOnlyQuery(db, sql);
     if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
