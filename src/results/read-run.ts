@@ -22,6 +22,9 @@ import { checkLevel, checkLevels, checkManifest, checkRecord } from './run-shape
 import { readSloSearchRecord } from './slo-search-file.js';
 import { readTelemetryFiles } from './telemetry-files.js';
 
+/** A path that is not a run is the user's mistake (exit 2, as a wrong flag is); a broken run stays exit 1. */
+const NOT_A_RUN = { exitCode: 2 };
+
 async function readText(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
@@ -110,6 +113,7 @@ async function readSummary(
     throw new BenchgateError(
       'BG_E_RUN_DIR',
       `Expected a benchgate run in ${dir} (manifest.json, summary.json or level-NN.json); found none of them.`,
+      NOT_A_RUN,
     );
   const levels: LevelSummary[] = [];
   for (const f of files)
@@ -152,6 +156,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     throw new BenchgateError(
       'BG_E_RUN_DIR',
       `Expected a run directory at ${dir}; ${st ? 'it is a file' : 'nothing is there'}.`,
+      NOT_A_RUN,
     );
   }
   const warnings: string[] = [];

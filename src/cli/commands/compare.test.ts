@@ -133,7 +133,10 @@ describe('benchgate compare / report / import', () => {
     const empty = join(root, 'empty');
     await mkdir(empty);
     const r = await cli('compare', empty, '--iterations', '10');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    const missing = await cli('report', join(root, 'no-such-run'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nothing is there');
     expect(r.stderr).toMatch(/^benchgate: Expected a benchgate run in .* \[BG_E_RUN_DIR\]\n$/);
     const f = await cli('report', root, '--format', 'pdf');
     expect(f.code).toBe(2);

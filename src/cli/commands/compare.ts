@@ -182,6 +182,7 @@ export function registerCompare(program: Command): void {
           throw new BenchgateError(
             'BG_E_IMPORT',
             `Expected a result file at ${file}; ${st ? 'it is a directory' : 'nothing is there'}.`,
+            { exitCode: 2 },
           );
         const text = await readFile(file, 'utf8');
         const run = importResultText(text, file, { from, name, startedAt: st.mtime.toISOString() });
