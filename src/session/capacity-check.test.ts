@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { planSchema } from '../plan/schema.js';
 import { CALIBRATION_SCHEMA, type Calibration, type CalibrationLevel } from './calibration-file.js';
 import { capacityCheck, overCapacityLevels } from './capacity-check.js';
@@ -97,5 +97,24 @@ describe('reading the saved calibration', () => {
     writeFileSync(good, JSON.stringify(calibration(null)));
     const r = capacityCheck(plan({ levels: [1, 512] }), good);
     expect(r.capacityNotes).toEqual([expect.stringMatching(/^concurrency 512 is beyond/)]);
+  });
+
+  it('says each warning once per process, however many stores a matrix opens', () => {
+    const good = join(dir, 'once.json');
+    writeFileSync(good, JSON.stringify(calibration(null)));
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const r = capacityCheck(plan({ levels: [1, 1024] }), good);
+        expect(r.capacityNotes).toHaveLength(1); // every manifest still carries the note
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.filter((l) => l.includes('concurrency 1024'))).toHaveLength(1);
   });
 });

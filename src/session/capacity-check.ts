@@ -54,9 +54,20 @@ export function overCapacityLevels(plan: Plan, c: Calibration, workers = 1): str
   return notes;
 }
 
+/** Warnings this process has written: a matrix opens a run store per level and per config, and each
+ * sentence once is enough (8 identical lines in a two-config matrix said nothing more than one). */
+const said = new Set<string>();
+
+function warnOnce(line: string): void {
+  if (said.has(line)) return;
+  said.add(line);
+  process.stderr.write(line);
+}
+
 /**
- * Reads the saved calibration (if any), warns on stderr for each over-capacity level and returns the
- * manifest field. No calibration file: nothing to say. An unreadable one is reported, never ignored.
+ * Reads the saved calibration (if any), warns on stderr for each over-capacity level (once per process)
+ * and returns the manifest field. No calibration file: nothing to say. An unreadable one is reported,
+ * never ignored.
  */
 export function capacityCheck(
   plan: Plan,
@@ -73,6 +84,6 @@ export function capacityCheck(
           read.calibration,
           Math.min(cores, resolveWorkerCount(plan.load.workers, cores)),
         ).map((n) => `${n}; its figures may measure the client, not the server`);
-  for (const n of notes) process.stderr.write(`benchgate: warning: ${n}.\n`);
+  for (const n of notes) warnOnce(`benchgate: warning: ${n}.\n`);
   return { capacityNotes: notes };
 }

@@ -63,6 +63,8 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     progress,
     shard: opts.shard ?? null,
   });
+  // levels beyond the client's calibrated capacity are noted before any load (benchgate calibrate), once
+  const capacity = capacityCheck(plan);
   return {
     plan,
     url,
@@ -72,8 +74,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     checkpoint: gate.checkpoint,
     forced: gate.forced,
     tokenizer,
-    // levels beyond the client's calibrated capacity are noted before any load (benchgate calibrate)
-    openStore: (where) => openSessionStore(facts, where, anchor, tokenizer, capacityCheck(plan)),
+    openStore: (where) => openSessionStore(facts, where, anchor, tokenizer, capacity),
     runLevel,
     close: destroyAgents,
   };
