@@ -31,4 +31,13 @@ describe('the benchgate program', () => {
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('(Did you mean bench?)');
   });
+
+  it('describes every command as a sentence: a capital first, a full stop last', async () => {
+    const all = await buildProgram();
+    for (const c of all.commands) {
+      const d = c.description();
+      expect(d, c.name()).toMatch(/^[A-Z`]/);
+      expect(d, c.name()).toMatch(/\.$/);
+    }
+  });
 });

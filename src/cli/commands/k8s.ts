@@ -45,7 +45,7 @@ export function registerK8s(program: Command): void {
   program
     .command('k8s')
     .description(
-      'render a Kubernetes Indexed Job that runs PLAN as N load shards (one pod each), and the commands to apply, collect and merge it',
+      'Render a Kubernetes Indexed Job that runs PLAN as N load shards (one pod each), and the commands to apply, collect and merge it.',
     )
     .argument('<plan>', 'plan file (YAML or JSON)')
     .requiredOption('--shards <n>', 'number of shards (pods)')

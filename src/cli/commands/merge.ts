@@ -18,7 +18,7 @@ export function registerMerge(program: Command): void {
   program
     .command('merge')
     .description(
-      'merge the run directories of the shards of one run (pods of `benchgate k8s`, or local shards) into one run',
+      'Merge the run directories of the shards of one run (pods of `benchgate k8s`, or local shards) into one run.',
     )
     .argument('<dirs...>', "every shard's run directory")
     .option('--out <dir>', 'parent directory of the merged run (default: the first shard directory’s parent)')

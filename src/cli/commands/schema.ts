@@ -7,7 +7,7 @@ import { action } from '../action.js';
 export function registerSchema(program: Command): void {
   program
     .command('schema')
-    .description('print the JSON Schema of plan files (for editor completion)')
+    .description('Print the JSON Schema of plan files (for editor completion).')
     .action(
       action(async () => {
         process.stdout.write(`${JSON.stringify(planJsonSchema(), null, 2)}\n`);

@@ -196,7 +196,7 @@ export function registerSim(program: Command): void {
   program
     .command('sim')
     .description(
-      'Start the embedded SGLang/vLLM/OpenAI simulator (engine flags pass through, e.g. --tp-size 8)',
+      'Start the embedded SGLang/vLLM/llama.cpp/OpenAI simulator (engine flags pass through, e.g. --tp-size 8).',
     )
     .helpOption('-h, --help', 'show help')
     .addHelpText(
