@@ -1,4 +1,5 @@
-// CSV rendering of a Comparison: one row per (metric, level, run) in long form, for spreadsheets and pandas.
+// CSV rendering of a Comparison: one row per (metric, level, run) in long form, for spreadsheets and pandas
+// (every line has the header's columns; no prose rows).
 // The first columns are the validity of that run at that level (a forced run is invalid on every row).
 
 import { levelLabel } from './levels.js';
@@ -42,7 +43,10 @@ function line(fields: Partial<Record<(typeof HEADER)[number], Field>>): string {
   return HEADER.map((h) => csvField(fields[h] ?? null)).join(',');
 }
 
-/** Rows that lead: skipped configs, the one-screen summary, SLO searches, then the cached share per level. */
+/**
+ * Rows that lead: skipped configs, SLO searches, then the cached share per level. The one-screen summary is
+ * prose, not data: it goes with the other formats (and to stderr beside a CSV on stdout), never into rows.
+ */
 function leadingLines(cmp: Comparison): string[] {
   const runStatus = (run: string) => cmp.validity.runs.find((x) => x.run === run)?.status ?? 'valid';
   return [
@@ -50,7 +54,6 @@ function leadingLines(cmp: Comparison): string[] {
     ...cmp.validity.skipped.map((sk) =>
       line({ validity: 'invalid', validity_reasons: `skipped: ${sk.reason}`, run: sk.name }),
     ),
-    ...cmp.summary.map((t) => line({ validity: cmp.validity.status, metric: 'summary', excluded_reason: t })),
     // an SLO search leads: the found load per run, then every probe's share meeting the SLOs
     ...sloSearchCsvRows(cmp.sloSearch).map((r) =>
       line({

@@ -68,9 +68,28 @@ describe('benchgate compare / report / import', () => {
       '--iterations',
       '50',
     );
-    // after the one-screen summary (metric "summary") and the cached share per level, the metric rows
-    const rows = csv.stdout.split('\n').filter((l) => !/^[a-z]*,[^,]*,(summary|cached_share),/.test(l));
+    // after the cached share per level, the metric rows; no prose row (the summary goes to stderr)
+    const lines = csv.stdout.trim().split('\n');
+    const columns = (l: string) => l.replace(/"(?:[^"]|"")*"/g, '').split(',').length;
+    for (const l of lines) expect(columns(l), l).toBe(columns(lines[0]));
+    expect(csv.stdout).not.toMatch(/^[a-z]*,[^,]*,summary,/m);
+    expect(csv.stderr).toContain('fast');
+    const rows = lines.filter((l) => !/^[a-z]*,[^,]*,cached_share,/.test(l));
     expect(rows[1]).toMatch(/^(valid|suspect),[^,]*,ttft_p50,ms,concurrency,1,c=1,base,false,/);
+    const page = await cli(
+      'compare',
+      a,
+      b,
+      '--format',
+      'html',
+      '--out',
+      join(root, 'html-out'),
+      '--iterations',
+      '50',
+    );
+    expect(page.code, page.stderr).toBe(0);
+    expect(page.stdout).toBe(`${join(root, 'html-out', 'report.html')}\n`);
+    expect(existsSync(join(root, 'html-out', 'report.html'))).toBe(true);
   });
 
   it('accepts --metric goodput, --min-effect and --allow-different-workloads', async () => {

@@ -2,6 +2,7 @@
 // The comparison lives in src/report/, reading and writing run directories in src/results/.
 
 import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
@@ -93,9 +94,17 @@ async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promi
     allowDifferentWorkloads: flags.allowDifferentWorkloads === true,
   });
   const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
-  process.stdout.write(
-    renderFormat(cmp, format, { color: format === 'text' && wantsColor(process.stdout, process.env), html }),
-  );
+  // an HTML page written to --out is not also poured onto the terminal: stdout names the file instead
+  if (format === 'html' && flags.out) process.stdout.write(`${join(flags.out, 'report.html')}\n`);
+  else
+    process.stdout.write(
+      renderFormat(cmp, format, {
+        color: format === 'text' && wantsColor(process.stdout, process.env),
+        html,
+      }),
+    );
+  // CSV rows are data only; the one-screen summary beside them goes to stderr
+  if (format === 'csv') for (const t of cmp.summary) process.stderr.write(`benchgate: ${t}\n`);
   if (flags.out) {
     const written = await writeArtifacts(
       flags.out,
