@@ -136,7 +136,12 @@ describe('the results store', () => {
       `SELECT count(*) AS n, count(DISTINCT run) AS runs FROM '${out}/requests.parquet'`,
     );
     const [lev] = await db.all(`SELECT count(*) AS n FROM '${out}/levels.parquet'`);
+    // one name for the run key in every file: they join on it
+    const [joined] = await db.all(
+      `SELECT count(*) AS n FROM '${out}/levels.parquet' l JOIN '${out}/runs.parquet' r USING (run)`,
+    );
     db.close();
+    expect(joined.n).toBe(2);
     expect(req).toEqual({ n: 64, runs: 1 });
     expect(lev.n).toBe(2);
   }, 240_000);
