@@ -33,6 +33,28 @@ export interface ImportManifestOptions {
   startedAt: string;
   /** Read from a printed result table: no per-request records, no confidence intervals. */
   printed?: boolean;
+  /** The tool's `backend` field, when it has one. */
+  backend?: string | null;
+}
+
+/**
+ * The engine a benchmark tool's backend names: SGLang's and vLLM's tools call their own servers' clients
+ * `sglang…` and `vllm…`; `openai…` and the like name only an API, so the engine stays unknown.
+ */
+export function engineOfBackend(backend: string | null | undefined): string | undefined {
+  const b = (backend ?? '').toLowerCase();
+  for (const [prefix, engine] of [
+    ['sglang', 'sglang'],
+    ['vllm', 'vllm'],
+    ['tgi', 'tgi'],
+    ['llama.cpp', 'llamacpp'],
+    ['llamacpp', 'llamacpp'],
+    ['lmdeploy', 'lmdeploy'],
+    ['tensorrt-llm', 'trt-llm'],
+    ['trt', 'trt-llm'],
+  ] as const)
+    if (b === prefix || b.startsWith(`${prefix}-`)) return engine;
+  return undefined;
 }
 
 /** The sentence every report shows for a run without per-request records. */
@@ -74,9 +96,11 @@ export function importManifest(opts: ImportManifestOptions): Manifest {
       definitions: opts.definitions,
       ...(opts.itl ? { itl: opts.itl } : {}),
       ...(opts.printed ? { summaryOnly: 'printed-table' as const } : {}),
+      ...(engineOfBackend(opts.backend) ? { engine: engineOfBackend(opts.backend) } : {}),
     },
     startedAt: opts.startedAt,
-    finishedAt: null,
+    // the tool finished the run it wrote; its own end time is not recorded, so the one time known is kept
+    finishedAt: opts.startedAt,
   };
 }
 

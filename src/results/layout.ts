@@ -86,6 +86,8 @@ export interface Manifest {
      * the tool printed, or from a result file written without its per-request details.
      */
     summaryOnly?: 'printed-table' | 'no-details';
+    /** Imports: the engine the tool's `backend` names (sglang, vllm, …); absent when it names only an API. */
+    engine?: string;
   };
   startedAt: string;
   finishedAt: string | null;

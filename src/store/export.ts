@@ -10,7 +10,8 @@ import { filterSql, type RunFilter } from './run-query.js';
 
 // The run's key is `run` (its short id) in all three files, so they join on one name.
 const EXPORTS = {
-  'runs.parquet': 'SELECT r.id AS run, r.* EXCLUDE (id) FROM runs r WHERE SELECTED ORDER BY r.started_at, r.id',
+  'runs.parquet':
+    'SELECT r.id AS run, r.* EXCLUDE (id) FROM runs r WHERE SELECTED ORDER BY r.started_at, r.id',
   'levels.parquet': `SELECT r.id AS run, r.name, l.* FROM levels l JOIN runs r ON r.dir = l.dir
     WHERE SELECTED ORDER BY r.started_at, r.id, l.level_index`,
   'requests.parquet': `SELECT r.id AS run, r.name, l.label AS level, q.* FROM requests q

@@ -119,7 +119,8 @@ export function runRows(run: LoadedRun, id: string, matrixDir: string | null): R
   const json = (v: unknown) => JSON.stringify(v);
   const runRow: Params = [
     ...[run.dir, id, m?.runId ?? run.summary.runId, run.name, matrixDir],
-    ...[m?.source?.tool ?? 'benchgate', vt?.engine ?? null, vt?.engineVersion ?? null, vt?.model ?? null],
+    ...[m?.source?.tool ?? 'benchgate', vt?.engine ?? m?.source?.engine ?? null],
+    ...[vt?.engineVersion ?? null, vt?.model ?? null],
     ...[vt?.fingerprint ?? null, fp.config, fp.workload],
     ...[m?.plan?.load?.kind ?? null, run.summary.levels.length, gpuCount(run)],
     ...[validity.status, json(validity.reasons), runStatus(run)],

@@ -208,6 +208,10 @@ describe('benchgate compare / report / import', () => {
     const report = await cli('report', dir);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('imported from sglang-bench-serving');
+    // the store lists it as a finished run of the engine its backend names, not "incomplete" with engine "-"
+    const stored = await cli('runs', '--results', join(root, 'imported'), '--format', 'json');
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(JSON.parse(stored.stdout)[0]).toMatchObject({ engine: 'sglang', status: 'finished' });
     const wrong = await cli('import', file, '--from', 'vllm', '--out', join(root, 'imported'));
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('[BG_E_IMPORT]');
