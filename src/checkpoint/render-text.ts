@@ -2,13 +2,15 @@
 // a TTY and NO_COLOR is unset; evidence and hints indented under each failed or warned line.
 
 import pc from 'picocolors';
+import type { VerifiedTarget } from '../engines/types.js';
 import { type CheckpointReport, type Finding, gateFailed } from './finding.js';
+import { runningBlock } from './render-running.js';
 
 const MARK = { pass: '✔', fail: '✖', warn: '!', skip: '-' } as const;
 
 export function renderChecklist(
   report: CheckpointReport,
-  opts: { color?: boolean; verbose?: boolean } = {},
+  opts: { color?: boolean; verbose?: boolean; target?: VerifiedTarget | null } = {},
 ): string {
   const c = pc.createColors(opts.color ?? false);
   const paint = { pass: c.green, fail: c.red, warn: c.yellow, skip: c.dim } as const;
@@ -24,6 +26,8 @@ export function renderChecklist(
       if (f.hint) lines.push(`    ${c.cyan('hint:')} ${f.hint}`);
     }
   }
+  const running = runningBlock(opts.target);
+  if (running.length) lines.push('', ...running);
   const failed = gateFailed(report.findings).length;
   const warned = report.findings.filter((f) => f.status === 'warn').length;
   lines.push('');

@@ -64,6 +64,9 @@ describe('benchgate check', () => {
       expect(bare.code, bare.stdout + bare.stderr).toBe(0);
       expect(bare.stdout).toContain('✔ Engine identified — vllm');
       expect(bare.stdout).toContain('✔ Smoke generation');
+      // what is that server running? said in the text, not only in --json
+      expect(bare.stdout).toMatch(/^running: vllm \S+ · /m);
+      expect(bare.stdout).toMatch(/^ {2}speculative +none$/m);
       // the plan names a port nothing listens on; --url points at the simulator
       const p = plan('elsewhere.yaml', `target: { url: http://127.0.0.1:9 }\noutput: ${dir}/results\n`);
       const over = await run([p, '--url', plain.url, '--engine', 'vllm', '--json']);

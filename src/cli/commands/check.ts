@@ -91,7 +91,7 @@ export function registerCheck(program: Command): void {
               ? renderJson(report, verifiedTarget)
               : format === 'markdown'
                 ? renderMarkdown(report)
-                : renderChecklist(report, { color: wantsColor(process.stdout) });
+                : renderChecklist(report, { color: wantsColor(process.stdout), target: verifiedTarget });
           process.stdout.write(out);
           return report.ok ? 0 : 1;
         } finally {
