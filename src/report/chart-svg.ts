@@ -77,6 +77,27 @@ interface Frame {
   m: { left: number; right: number; top: number; bottom: number };
   pw: number;
   ph: number;
+  /** The title, wrapped to the width. */
+  title: string[];
+}
+
+/** Pixels between title lines, and the widest character average of bold 16 px DejaVu Sans (≈0.62 em). */
+const TITLE_LINE_PX = 19;
+const TITLE_CHAR_PX = 10;
+
+/** The title in lines that fit `width` (a long note after a short title wraps instead of overflowing the SVG). */
+export function titleLines(title: string, width: number): string[] {
+  const max = Math.max(16, Math.floor((width - 24) / TITLE_CHAR_PX));
+  const lines: string[] = [];
+  let current = '';
+  for (const word of title.split(/\s+/).filter(Boolean)) {
+    if (current && current.length + 1 + word.length > max) {
+      lines.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  if (current) lines.push(current);
+  return lines.length ? lines : [''];
 }
 
 /** Title and legend: one entry per series, three to a row. */
@@ -85,11 +106,15 @@ function headerParts(spec: ChartSpec, f: Frame): string[] {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" role="img" aria-labelledby="${esc(spec.id)}-title" font-family="${CHART_FONT}">`,
     `<title id="${esc(spec.id)}-title">${esc(spec.title)}</title>`,
     `<rect x="0" y="0" width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
-    `<text x="${f.width / 2}" y="22" text-anchor="middle" font-size="16" font-weight="bold" fill="#111">${esc(spec.title)}</text>`,
+    ...f.title.map(
+      (line, k) =>
+        `<text x="${f.width / 2}" y="${22 + k * TITLE_LINE_PX}" text-anchor="middle" font-size="16" font-weight="bold" fill="#111">${esc(line)}</text>`,
+    ),
   ];
+  const legendTop = 40 + (f.title.length - 1) * TITLE_LINE_PX;
   spec.series.forEach((s, i) => {
     const x = f.m.left + (i % 3) * (f.pw / 3);
-    const y = 40 + Math.floor(i / 3) * 18;
+    const y = legendTop + Math.floor(i / 3) * 18;
     const color = PALETTE[(s.colorIndex ?? i) % PALETTE.length];
     parts.push(
       `<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
@@ -186,8 +211,15 @@ function seriesParts(spec: ChartSpec, sc: Scale): string[] {
 export function renderChartSvg(spec: ChartSpec): string {
   const width = spec.width ?? 760;
   const height = spec.height ?? 420;
-  const m = { left: 78, right: 24, top: 44 + Math.ceil(spec.series.length / 3) * 18, bottom: 58 };
-  const f: Frame = { width, height, m, pw: width - m.left - m.right, ph: height - m.top - m.bottom };
+  const title = titleLines(spec.title, width);
+  const legendRows = Math.ceil(spec.series.length / 3);
+  const m = {
+    left: 78,
+    right: 24,
+    top: 44 + (title.length - 1) * TITLE_LINE_PX + legendRows * 18,
+    bottom: 58,
+  };
+  const f: Frame = { width, height, m, pw: width - m.left - m.right, ph: height - m.top - m.bottom, title };
   const pts = spec.series
     .flatMap((s) => s.points)
     .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));

@@ -30,3 +30,9 @@ export function formatCi(ci: { low: number; high: number } | null | undefined): 
 export function formatPercent(fraction: number): string {
   return `${Number((fraction * 100).toFixed(2))}%`;
 }
+
+/** A metric's label with its unit in brackets, unless the label already says it ("Output tok/s", not "Output tok/s (tok/s)"). */
+export function labelWithUnit(label: string, unit: string | null | undefined): string {
+  if (!unit || label.toLowerCase().includes(unit.toLowerCase())) return label;
+  return `${label} (${unit})`;
+}

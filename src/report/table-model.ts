@@ -2,7 +2,7 @@
 // one row per level, one column per run; other runs show the change vs baseline with its CI.
 
 import { fewTrialsFactor } from '../metrics/bootstrap-trials.js';
-import { formatChange, formatValue } from './format.js';
+import { formatChange, formatValue, labelWithUnit } from './format.js';
 import { MIN_VERDICT_WINDOW_S } from './level-rows.js';
 import { METRICS } from './metric-catalog.js';
 import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
@@ -99,7 +99,7 @@ export function metricTables(cmp: Comparison): MetricTable[] {
     });
     return {
       metric,
-      title: `${spec.label} (${spec.unit}, ${spec.higherIsBetter ? 'higher' : 'lower'} is better)`,
+      title: `${labelWithUnit(spec.label, spec.unit)}, ${spec.higherIsBetter ? 'higher' : 'lower'} is better`,
       header: ['level', ...names.map((n) => (n === cmp.baseline ? `${n} (baseline)` : n)), 'notes'],
       rows,
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../records/request-record.js';
 import { renderChartSvg } from './chart-svg.js';
+import { labelWithUnit } from './format.js';
 import { telemetryChartSpecs } from './telemetry-chart.js';
 
 const rec = (over: Partial<RequestRecord>): RequestRecord =>
@@ -92,5 +93,40 @@ describe('telemetry charts', () => {
       { x: 1, y: 500 },
     ]);
     expect(power?.series[1].points.map((p) => p.y)).toEqual([55, 55]);
+  });
+
+  it('name the level as the report headings do, not by its index', () => {
+    const specs = telemetryChartSpecs(
+      2,
+      { samples: [{ tMs: 1000, values: { running: 1 } }] },
+      [],
+      null,
+      '',
+      'c=16',
+    );
+    expect(specs.map((c) => c.title.split(':')[0])).toEqual(['c=16']);
+  });
+});
+
+describe('chart titles', () => {
+  it('wrap inside the chart instead of overflowing it, and push the plot down', () => {
+    const long = 'TTFT p50 (solid) and p99 (dashed) vs load (no p99: no level has the 662 samples it needs)';
+    const svg = renderChartSvg({
+      id: 't',
+      title: long,
+      xLabel: 'x',
+      yLabel: 'y',
+      width: 560,
+      series: [{ name: 'a', points: [{ x: 1, y: 1 }] }],
+    });
+    const lines = [...svg.matchAll(/<text [^>]*font-weight="bold"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join(' ')).toBe(long);
+    for (const l of lines) expect(l.length * 10).toBeLessThanOrEqual(560 - 24);
+  });
+
+  it('say a unit once: a label that already carries it gets no bracket', () => {
+    expect(labelWithUnit('Output tok/s', 'tok/s')).toBe('Output tok/s');
+    expect(labelWithUnit('TTFT p50', 'ms')).toBe('TTFT p50 (ms)');
   });
 });

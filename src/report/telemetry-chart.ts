@@ -68,7 +68,8 @@ function gpuPoints(g: StoredGpuTelemetry, t0: number): { power: ChartPoint[]; ut
 
 /**
  * The charts of one level of one run: server state, client latency and (with GPU samples) GPU power,
- * sharing one x axis. `idPrefix` keeps ids unique across runs.
+ * sharing one x axis. `idPrefix` keeps ids unique across runs; `label` names the level as the report's
+ * headings do (c=16, rate 4/s), not by its index.
  */
 export function telemetryChartSpecs(
   levelIndex: number,
@@ -76,6 +77,7 @@ export function telemetryChartSpecs(
   records: RequestRecord[],
   gpu: StoredGpuTelemetry | null = null,
   idPrefix = '',
+  label = `level ${levelIndex}`,
 ): ChartSpec[] {
   const measured = records.filter((r) => r.levelIndex === levelIndex && !r.warmup && succeeded(r));
   const gpuSamples = gpu?.available ? gpu.samples : [];
@@ -96,7 +98,7 @@ export function telemetryChartSpecs(
     charts.push({
       ...base,
       id: `${idPrefix}telemetry-${levelIndex}`,
-      title: `Level ${levelIndex}: server KV-cache usage and queue over time`,
+      title: `${label}: server KV-cache usage and queue over time`,
       yLabel: 'requests / KV-cache usage (%)',
       series: [
         { name: 'KV-cache usage (%)', points: points(t, 'kvCacheUsage', t0, 100), colorIndex: 0 },
@@ -112,7 +114,7 @@ export function telemetryChartSpecs(
   charts.push({
     ...base,
     id: `${idPrefix}telemetry-latency-${levelIndex}`,
-    title: `Level ${levelIndex}: client TTFT (by send time) and chunk ITL (by chunk time), per ${bucketMs / 1000} s`,
+    title: `${label}: client TTFT (by send time) and chunk ITL (by chunk time), per ${bucketMs / 1000} s`,
     yLabel: 'latency (ms)',
     series: [
       { name: 'TTFT p50 (ms)', points: bucketed(ttft, t0, bucketMs, 50), colorIndex: 3 },
@@ -126,7 +128,7 @@ export function telemetryChartSpecs(
     charts.push({
       ...base,
       id: `${idPrefix}telemetry-gpu-${levelIndex}`,
-      title: `Level ${levelIndex}: GPU power (all GPUs) and utilisation (mean over GPUs)`,
+      title: `${label}: GPU power (all GPUs) and utilisation (mean over GPUs)`,
       yLabel: 'W / utilisation (%)',
       series: [
         { name: 'power, all GPUs (W)', points: g.power, colorIndex: 5 },

@@ -139,11 +139,15 @@ export function telemetryRows(runs: readonly LoadedRun[]): TelemetryRow[] {
         energyPerTokenJ: level.energyPerTokenJ ?? null,
         energyNote: level.energyPerTokenJ == null ? (level.energy?.reason ?? null) : null,
       };
-      rows.push({
-        ...base,
-        line: lineOf(base),
-        charts: telemetryChartSpecs(level.levelIndex, files.server, run.records, files.gpu, `r${ri}-`),
-      });
+      const charts = telemetryChartSpecs(
+        level.levelIndex,
+        files.server,
+        run.records,
+        files.gpu,
+        `r${ri}-`,
+        base.label,
+      );
+      rows.push({ ...base, line: lineOf(base), charts });
     }
   });
   return rows;

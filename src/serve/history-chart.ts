@@ -1,6 +1,7 @@
 // The history chart: one metric of the matching runs over time, one colour per load level, each point with
 // its 95% bootstrap interval, invalid levels hollow. Used by `benchgate history --chart` and the dashboard.
 
+import { labelWithUnit } from '../report/format.js';
 import { METRICS } from '../report/metric-catalog.js';
 import type { MetricId } from '../report/types.js';
 import type { HistoryPoint } from '../store/history.js';
@@ -31,7 +32,7 @@ export function historyChartSvg(
     id: `history-${metric}`,
     title: opts.title ?? `${spec.label} over time`,
     xLabel: 'run start (UTC)',
-    yLabel: `${spec.label}${spec.unit ? ` (${spec.unit})` : ''}`,
+    yLabel: labelWithUnit(spec.label, spec.unit),
     xKind: 'time',
     series: [...byLevel.values()],
   });
