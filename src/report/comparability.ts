@@ -85,8 +85,20 @@ export interface Comparability {
   workloadDifferences: string[];
 }
 
-export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): Comparability {
-  const varies = new Set<string>();
+/**
+ * An engine-native key that only restates a normalised key which differs too (`sglang.speculative_eagle_topk`
+ * beside `speculative.topk`): a difference is named once, by its normalised key.
+ */
+function isTwinOf(key: string, normalisedDiffering: readonly string[]): boolean {
+  return isEngineNativeKey(key) && normalisedDiffering.some((n) => isVaried(key, [n]));
+}
+
+export function diffConfigs(
+  baseline: LoadedRun,
+  others: readonly LoadedRun[],
+  declared: readonly string[] = [],
+): Comparability {
+  const varies = new Set<string>(declared);
   for (const r of [baseline, ...others]) for (const v of r.manifest?.plan?.varies ?? []) varies.add(v);
   const variesList = [...varies];
   const differences: ConfigDifference[] = [];
@@ -111,6 +123,7 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
     }
     const keys = new Set([...baseFacts.keys(), ...facts.keys()]);
     const unexpected: string[] = [];
+    const normalisedUnexpected: string[] = [];
     for (const key of [...keys].sort()) {
       const a = baseFacts.get(key) ?? '(unknown)';
       const b = facts.get(key) ?? '(unknown)';
@@ -121,12 +134,16 @@ export function diffConfigs(baseline: LoadedRun, others: readonly LoadedRun[]): 
       differences.push({ key, baseline: a, other: b, run: other.name, expected });
       // each value under its own run's name (the other run's first, as the sentence names it first)
       const both = `${b} in ${other.name}, ${a} in ${baseline.name}`;
-      if (!expected) unexpected.push(`${key}: ${both}`);
+      if (!expected) unexpected.push(key);
+      if (!expected && !isEngineNativeKey(key)) normalisedUnexpected.push(key);
       if (!expected && isWorkloadKey(key)) workloadDifferences.push(`${key}: ${both}`);
     }
-    if (unexpected.length > 0) {
+    const named = unexpected
+      .filter((k) => !isTwinOf(k, normalisedUnexpected))
+      .map((k) => `${k}: ${facts.get(k)} in ${other.name}, ${baseFacts.get(k)} in ${baseline.name}`);
+    if (named.length > 0) {
       warnings.push(
-        `${other.name} differs from ${baseline.name} outside the plan's varied keys (${variesList.length ? variesList.join(', ') : 'none declared'}): ${unexpected.join('; ')}.`,
+        `${other.name} differs from ${baseline.name} outside the varied keys (${variesList.length ? variesList.join(', ') : "none declared: a plan's varies, or compare --varies KEYS"}): ${named.join('; ')}.`,
       );
     }
   }

@@ -156,6 +156,24 @@ describe('compareRuns', () => {
     expect(cmp.comparabilityWarnings).toEqual([]);
   });
 
+  it('names a difference once by its normalised key, and takes varied keys from compare --varies', () => {
+    const plain = (name: string, tp: number) =>
+      scaled(name, () => 1, {
+        config: { model: 'story-moe', tp_size: tp, 'sglang.tp_size': tp, 'speculative.topk': 1 },
+        varies: [],
+      });
+    const c = compareRuns([loaded(plain('a', 8)), loaded(plain('b', 4))], { iterations: 50 });
+    expect(c.comparabilityWarnings).toHaveLength(1);
+    expect(c.comparabilityWarnings[0]).toContain('tp_size: 4 in b, 8 in a');
+    expect(c.comparabilityWarnings[0]).not.toContain('sglang.tp_size');
+    expect(c.comparabilityWarnings[0]).toContain('compare --varies');
+    const declared = compareRuns([loaded(plain('a', 8)), loaded(plain('b', 4))], {
+      iterations: 50,
+      varies: ['tp_size'],
+    });
+    expect(declared.comparabilityWarnings).toEqual([]);
+  });
+
   it('excludes client-limited levels from verdicts and marks them', () => {
     const limited: FixtureRun = {
       ...topk1,

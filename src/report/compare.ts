@@ -36,6 +36,8 @@ export interface CompareOptions {
   allowDifferentWorkloads?: boolean;
   /** Matrix configurations that produced no run, shown in the validity section with why. */
   skipped?: SkippedConfig[];
+  /** Keys declared as varied on the command line (`compare --varies`), beside the plans' `varies`. */
+  varies?: string[];
 }
 
 function baselineOf(runs: readonly LoadedRun[], wanted: string | undefined): LoadedRun {
@@ -76,14 +78,20 @@ function pairCrossovers(
 }
 
 /** Comparability of the runs: whether verdicts may be drawn, and the reasons it adds to the validity. */
-function comparability(baseline: LoadedRun, runs: readonly LoadedRun[], allowDifferent: boolean) {
+function comparability(
+  baseline: LoadedRun,
+  runs: readonly LoadedRun[],
+  allowDifferent: boolean,
+  varies: readonly string[] = [],
+) {
   const { differences, warnings, workloadDifferences } = diffConfigs(
     baseline,
     runs.filter((r) => r !== baseline),
+    varies,
   );
   const withheld =
     workloadDifferences.length > 0 && !allowDifferent
-      ? `No verdicts: the runs measured different workloads (${workloadDifferences.join('; ')}). Pass --allow-different-workloads, or declare the keys in the plan's varies, if the difference is the point.`
+      ? `No verdicts: the runs measured different workloads (${workloadDifferences.join('; ')}). Pass --allow-different-workloads, or declare the keys in the plan's varies (or compare --varies), if the difference is the point.`
       : null;
   const reasons: ValidityReason[] = warnings.map((w) => ({
     severity: 'suspect',
@@ -138,7 +146,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
   const runValidity = new Map(runs.map((r) => [r.name, judgeRun(r, (l) => levelId(l.level))]));
   const levels = buildLevelRows(aligned, names, runValidity, metrics, cells);
   const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
-  const fit = comparability(baseline, runs, opts.allowDifferentWorkloads === true);
+  const fit = comparability(baseline, runs, opts.allowDifferentWorkloads === true, opts.varies);
   const built = buildVerdicts(levels, metrics, names, baseline.name, minEffect);
   const others = names.filter((n) => n !== baseline.name);
   const runList = runsOf(runs, aligned);

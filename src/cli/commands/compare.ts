@@ -51,6 +51,7 @@ export function parseMetrics(values: string[] | undefined): MetricId[] | undefin
 
 interface CompareFlags {
   baseline?: string;
+  varies?: string[];
   metric?: string[];
   minEffect?: string;
   allowDifferentWorkloads?: boolean;
@@ -92,6 +93,7 @@ async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promi
     iterations,
     minEffect: parseMinEffect(flags.minEffect),
     allowDifferentWorkloads: flags.allowDifferentWorkloads === true,
+    varies: (flags.varies ?? []).flatMap((v) => v.split(',').map((k) => k.trim())).filter(Boolean),
   });
   const html = { version: benchgateVersion(), generatedAt: new Date().toISOString() };
   // an HTML page written to --out is not also poured onto the terminal: stdout names the file instead
@@ -149,6 +151,11 @@ export function registerCompare(program: Command): void {
     .option(
       '--allow-different-workloads',
       'draw verdicts even when the runs measured different workloads (the difference is the point)',
+    )
+    .option(
+      '--varies <keys>',
+      "configuration keys the runs differ in on purpose, comma-separated or repeated (speculative.*, tp_size), as a plan's varies",
+      collect,
     );
   withOutputOptions(compare, 'bootstrap resamples per level, metric and run').action(
     action(async (dirs: string[], flags: OutputFlags & CompareFlags) => emit(dirs, flags)),
