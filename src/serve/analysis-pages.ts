@@ -12,18 +12,33 @@ import type { StoreDb } from '../store/db.js';
 import { metricHistory, parseLevel } from '../store/history.js';
 import { findRun, type RunListRow } from '../store/run-query.js';
 import { historyChartSvg } from './history-chart.js';
-import { badge, esc, fmt, page, runLink, table, td } from './layout.js';
+import { badge, esc, fmt, navBar, page, runLink, table, td } from './layout.js';
 import { paretoChartSvg, paretoPoints } from './pareto.js';
 import { runsFilter } from './runs-page.js';
 
-export async function comparePage(db: StoreDb, ids: readonly string[]): Promise<string> {
+/**
+ * The picked runs compared against the baseline the user chose (`baseline`: a run id), else the oldest:
+ * a list picked from the top starts with the newest run, and comparing the past against the present
+ * inverts every verdict. Each other run is offered as the baseline by a link.
+ */
+export async function comparePage(db: StoreDb, ids: readonly string[], baselineId?: string): Promise<string> {
   const runs: RunListRow[] = [];
   for (const id of ids) runs.push(await findRun(db, id, id));
-  const loaded = await readRuns(runs.map((r) => r.dir));
+  const chosen = baselineId ? runs.find((r) => r.id === baselineId) : undefined;
+  const baseline =
+    chosen ?? [...runs].sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''))[0];
+  const ordered = baseline ? [baseline, ...runs.filter((r) => r !== baseline)] : runs;
+  const loaded = await readRuns(ordered.map((r) => r.dir));
   const cmp = compareRuns(loaded, { iterations: 1000 });
   const html = renderHtml(cmp, { version: benchgateVersion(), generatedAt: new Date().toISOString() });
-  const back = `<p style="font-family:sans-serif"><a href="/">← runs</a> · compared: ${runs.map((r) => runLink(r.id)).join(', ')}</p>`;
-  return html.replace('<body>', `<body>${back}`);
+  const query = ids.map((id) => `run=${encodeURIComponent(id)}`).join('&');
+  const choices = runs.map((r) =>
+    r === baseline
+      ? `<b>${esc(r.id)}</b> (baseline)`
+      : `<a href="/compare?${query}&amp;baseline=${encodeURIComponent(r.id)}" title="use as the baseline">${esc(r.id)}</a>`,
+  );
+  const bar = `<p style="font-family:sans-serif;margin:8px 20px" id="baseline-choice">compared: ${choices.join(' · ')} — click a run to make it the baseline</p>`;
+  return html.replace('<body>', `<body>${navBar('/compare')}${bar}`);
 }
 
 export interface HistoryQuery {

@@ -60,7 +60,9 @@ export function buildApp(opts: DashboardOptions): Hono {
   app.get('/', (c) => html(c, '/', (db) => runsPage(db, c.req.query())));
   app.get('/run', (c) => html(c, '/', (db) => runPage(db, c.req.query('id') ?? '')));
   app.get('/diff', (c) => html(c, '/', (db) => diffPage(db, c.req.queries('run') ?? [])));
-  app.get('/compare', (c) => html(c, '/', (db) => comparePage(db, c.req.queries('run') ?? [])));
+  app.get('/compare', (c) =>
+    html(c, '/', (db) => comparePage(db, c.req.queries('run') ?? [], c.req.query('baseline'))),
+  );
   app.get('/history', (c) => html(c, '/history', (db) => historyPage(db, c.req.query())));
   app.get('/pareto', (c) => html(c, '/pareto', (db) => paretoPage(db, c.req.query('matrix'))));
   app.get('/live', (c) => c.html(livePage()));

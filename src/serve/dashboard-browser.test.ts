@@ -111,10 +111,26 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', () 
     const names = await page.locator('#runs tbody tr td:nth-child(3)').allTextContents();
     expect(names.sort()).toEqual(['eagle3-topk1-v2', 'eagle3-topk4-v1']);
     await page.screenshot({ path: join(shots, 'runs.png') });
+    // the table lists the newest run first: the baseline is the older of the two picked, not the first
+    const older = (await page
+      .locator('#runs tbody tr')
+      .nth(1)
+      .locator('td:nth-child(2)')
+      .textContent())!.trim();
+    const newer = (await page
+      .locator('#runs tbody tr')
+      .nth(0)
+      .locator('td:nth-child(2)')
+      .textContent())!.trim();
     await page.locator('#runs input[type="checkbox"]').nth(0).check();
     await page.locator('#runs input[type="checkbox"]').nth(1).check();
     await page.click('text=Compare picked runs');
     await page.waitForURL(/\/compare\?/);
+    expect(await page.locator('header.bg-nav a').count()).toBe(4);
+    expect(await page.locator('#baseline-choice b').textContent()).toBe(older);
+    await page.click(`#baseline-choice a:text("${newer}")`);
+    await page.waitForURL(/baseline=/);
+    expect(await page.locator('#baseline-choice b').textContent()).toBe(newer);
     const text = await page.locator('body').textContent();
     expect(text).toMatch(/faster|slower|no meaningful difference|higher|lower/);
     expect(await page.locator('figure.chart svg').count()).toBeGreaterThan(2);

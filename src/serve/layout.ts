@@ -5,11 +5,15 @@ import { escapeHtml as esc } from '../report/escape.js';
 
 export { esc };
 
+/** The navigation bar's own rules: scoped to header.bg-nav, so a page not built here (the HTML report) takes them. */
+const NAV_STYLE = `
+header.bg-nav{background:#1f2a44;color:#fff;padding:10px 20px;display:flex;gap:22px;align-items:center;font-family:"DejaVu Sans",Arial,Helvetica,sans-serif}
+header.bg-nav a{color:#dfe6f5;text-decoration:none;font-size:15px}header.bg-nav a.on{color:#fff;font-weight:bold;border-bottom:2px solid #f2b705}
+header.bg-nav .brand{font-weight:bold;font-size:17px;color:#fff;margin-right:12px}
+`;
+
 const STYLE = `
-body{font-family:"DejaVu Sans",Arial,Helvetica,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
-header{background:#1f2a44;color:#fff;padding:10px 20px;display:flex;gap:22px;align-items:center}
-header a{color:#dfe6f5;text-decoration:none;font-size:15px}header a.on{color:#fff;font-weight:bold;border-bottom:2px solid #f2b705}
-header .brand{font-weight:bold;font-size:17px;color:#fff;margin-right:12px}
+body{font-family:"DejaVu Sans",Arial,Helvetica,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}${NAV_STYLE}
 main{padding:16px 22px;max-width:1400px}
 h1{font-size:21px;margin:6px 0 14px}h2{font-size:17px;margin:20px 0 8px}
 table{border-collapse:collapse;background:#fff;font-size:13px}
@@ -36,14 +40,19 @@ const NAV: [string, string][] = [
   ['/live', 'Live'],
 ];
 
-export function page(title: string, active: string, body: string, opts: { script?: string } = {}): string {
+/** The navigation bar with its style, for every page: those built here and the report pages served as they are. */
+export function navBar(active: string): string {
   const nav = NAV.map(
     ([href, label]) => `<a href="${href}"${href === active ? ' class="on"' : ''}>${label}</a>`,
   ).join('');
+  return `<style>${NAV_STYLE}</style><header class="bg-nav"><span class="brand">benchgate</span>${nav}</header>`;
+}
+
+export function page(title: string, active: string, body: string, opts: { script?: string } = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · benchgate</title><style>${STYLE}</style></head>
-<body><header><span class="brand">benchgate</span>${nav}</header><main>${body}</main>${opts.script ? `<script>${opts.script}</script>` : ''}</body></html>`;
+<body>${navBar(active)}<main>${body}</main>${opts.script ? `<script>${opts.script}</script>` : ''}</body></html>`;
 }
 
 export function badge(validity: string): string {

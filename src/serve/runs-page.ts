@@ -81,7 +81,7 @@ export async function runsPage(db: StoreDb, q: RunsQuery): Promise<string> {
   const body = `<h1>Runs <span class="note">(${runs.length})</span></h1>${filterForm(q)}
 <form method="get" action="/compare" id="pick">
 <p><button type="submit">Compare picked runs</button> <button type="submit" formaction="/diff">Config diff of picked runs</button>
-<span class="note">The first picked run (from the top) is the baseline.</span></p>
+<span class="note">The oldest picked run is the baseline; the comparison page lets you choose another.</span></p>
 ${table(head, rows, ' id="runs"')}</form>`;
   return page('Runs', '/', body);
 }
