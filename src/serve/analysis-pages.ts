@@ -49,15 +49,41 @@ export interface HistoryQuery {
   name?: string;
 }
 
-/** Configurations (config fingerprints) as choices, each named by the runs that share it. */
-async function configChoices(db: StoreDb, chosen: string | undefined): Promise<string> {
+interface ConfigChoice {
+  fp: string;
+  text: string;
+}
+
+/**
+ * Configurations (config fingerprints), the most recently run first, each named by its runs and told
+ * apart by what differs between same-named entries: engine and version, model, the fingerprint, the span.
+ */
+async function configChoices(db: StoreDb): Promise<ConfigChoice[]> {
   const rows = await db.all(
-    `SELECT config_fingerprint AS fp, string_agg(DISTINCT name, ', ') AS names, count(*) AS n FROM runs
+    `SELECT config_fingerprint AS fp, string_agg(DISTINCT name, ', ') AS names, count(*) AS n,
+       any_value(engine) AS engine, any_value(engine_version) AS version, any_value(model) AS model,
+       min(started_at) AS first, max(started_at) AS last FROM runs
      WHERE config_fingerprint IS NOT NULL GROUP BY config_fingerprint ORDER BY max(started_at) DESC`,
   );
-  const opts = rows.map(
-    (r) =>
-      `<option value="${esc(String(r.fp))}"${r.fp === chosen ? ' selected' : ''}>${esc(String(r.names))} (${Number(r.n)} runs)</option>`,
+  return rows.map((r) => {
+    const engine = [r.engine, r.version].filter((x) => x !== null && x !== undefined).join(' ');
+    const span = [r.first, r.last].map((t) => String(t ?? '').slice(0, 10));
+    const when = span[0] === span[1] ? span[0] : `${span[0]} – ${span[1]}`;
+    const parts = [
+      String(r.names),
+      engine,
+      r.model ? String(r.model) : '',
+      `config ${String(r.fp)
+        .replace(/^sha256:/, '')
+        .slice(0, 8)}`,
+    ];
+    return { fp: String(r.fp), text: `${parts.filter(Boolean).join(' · ')} (${Number(r.n)} runs, ${when})` };
+  });
+}
+
+function configSelect(choices: readonly ConfigChoice[], chosen: string): string {
+  const opts = choices.map(
+    (c) => `<option value="${esc(c.fp)}"${c.fp === chosen ? ' selected' : ''}>${esc(c.text)}</option>`,
   );
   return `<label>configuration<select name="config"><option value="">any</option>${opts.join('')}</select></label>`;
 }
@@ -75,11 +101,18 @@ ${configs}
 <button type="submit">Show</button></form>`;
 }
 
+/**
+ * One metric over time. With no configuration asked for (no `config` in the query) it shows the most
+ * recently run one: every config and level on one chart is a cloud, and one old import squeezes today's
+ * points into a stripe. `config=` (empty, "any") shows them all.
+ */
 export async function historyPage(db: StoreDb, q: HistoryQuery): Promise<string> {
   const metric: MetricId = q.metric && isMetricId(q.metric) ? q.metric : 'output_throughput';
+  const choices = await configChoices(db);
+  const config = q.config ?? (q.where || q.name ? '' : (choices[0]?.fp ?? ''));
   const filter = {
     ...runsFilter({ where: q.where, name: q.name }),
-    configFingerprint: q.config || undefined,
+    configFingerprint: config || undefined,
   };
   const points = await metricHistory(db, {
     metric,
@@ -98,8 +131,11 @@ export async function historyPage(db: StoreDb, q: HistoryQuery): Promise<string>
     td(p.withheld ?? ''),
   ]);
   const spec = METRICS[metric];
-  const scope = q.config ? `<p class="note">configuration ${esc(q.config.slice(0, 19))}…</p>` : '';
-  const form = historyForm(q, metric, await configChoices(db, q.config));
+  const shown = choices.find((c) => c.fp === config);
+  const scope = shown
+    ? `<p class="note" id="history-scope">configuration: ${esc(shown.text)} (choose "any" to see every configuration)</p>`
+    : '';
+  const form = historyForm(q, metric, configSelect(choices, config));
   const body = `<h1>History: ${esc(spec.label)}</h1>${form}${scope}
 <div id="chart">${historyChartSvg(metric, points, { href: (p) => `/run?id=${encodeURIComponent(p.runId)}` })}</div>
 ${table(['started (UTC)', 'run', 'level', `${esc(spec.label)} (${esc(spec.unit)})`, '95% CI', 'n', 'validity', 'note'], rows)}`;

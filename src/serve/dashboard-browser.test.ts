@@ -159,6 +159,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard in headless Chromium', () 
     await page.waitForURL(/\/history\?config=/);
     expect(await page.locator('#chart svg a circle').count()).toBeGreaterThanOrEqual(3);
     expect(await page.locator('#chart svg line.interval').count()).toBeGreaterThanOrEqual(3);
+    // the History tab alone shows one configuration, named so that two same-named entries differ; "any" all
+    await page.goto(`${dashboard.url}/history`);
+    expect(await page.locator('#history-scope').textContent()).toMatch(/config [0-9a-f]{8}/);
+    const one = await page.locator('table tbody tr').count();
+    await page.goto(`${dashboard.url}/history?config=`);
+    expect(await page.locator('table tbody tr').count()).toBeGreaterThan(one);
     expect(problems).toEqual([]);
   });
 

@@ -41,13 +41,17 @@ export interface PointChartSpec {
   height?: number;
 }
 
-function timeTicks(lo: number, hi: number): { at: number[]; label: (t: number) => string } {
+/** Date ticks: times of day within one day, month-day and time within a year, the year too across years. */
+export function timeTicks(lo: number, hi: number): { at: number[]; label: (t: number) => string } {
   const span = Math.max(hi - lo, 60_000);
   const at = niceTicks(lo, lo + span, 5).filter((t) => t >= lo - span * 0.05 && t <= lo + span * 1.05);
-  const sameDay = new Date(lo).toISOString().slice(0, 10) === new Date(lo + span).toISOString().slice(0, 10);
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const sameDay = day(lo) === day(lo + span);
+  const sameYear = day(lo).slice(0, 4) === day(lo + span).slice(0, 4);
   const label = (t: number) => {
     const iso = new Date(t).toISOString();
-    return sameDay ? `${iso.slice(11, 16)}Z` : `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
+    if (sameDay) return `${iso.slice(11, 16)}Z`;
+    return sameYear ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10);
   };
   return { at: at.length >= 2 ? at : [lo, lo + span], label };
 }
