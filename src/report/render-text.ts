@@ -1,5 +1,6 @@
 // Terminal rendering of a Comparison: the validity headline and the one-screen summary first, then the
-// validity details, verdicts, one aligned table per metric and the sections. Colour only when asked
+// validity details, verdicts, one aligned table per metric (for one run, one table of metrics by level)
+// and the sections. Colour only when asked
 // (TTY and no NO_COLOR); the plain form is what pipes and CI logs get.
 
 import { createColors } from 'picocolors';
@@ -7,6 +8,7 @@ import { CACHE_TITLE, cacheLines } from './cache-section.js';
 import { isEngineNativeKey } from './comparability.js';
 import { losslessTextLines } from './lossless-section.js';
 import { multiTurnTextLines } from './multi-turn-section.js';
+import { singleRunTable } from './single-run-table.js';
 import { sloSearchTextLines } from './slo-search-section.js';
 import { STEADY_HEADER, STEADY_TITLE, steadyTable } from './steady-model.js';
 import {
@@ -110,6 +112,12 @@ function tableLines(t: Table, c: Colors): string[] {
   ];
 }
 
+/** One run: one table of metrics by level, its footnotes dimmed under it. */
+function singleRunLines(cmp: Comparison, c: Colors): string[] {
+  const { table, notes } = singleRunTable(cmp);
+  return [...tableLines(table, c), ...notes.map((n) => c.dim(n))];
+}
+
 function steadyAsTable(cmp: Comparison): Table[] {
   if (!cmp.steadyState.length) return [];
   const rows = steadyTable(cmp).map((r) => r.map((text) => ({ text, tone: 'neutral' as const })));
@@ -145,7 +153,8 @@ export function renderText(cmp: Comparison, opts: TextOptions): string {
     ...runLines(cmp, c),
     ...(slo.length ? [...slo, ...(single ? [] : [''])] : []),
     ...verdictLines(cmp, c),
-    ...[...metricTables(cmp), ...steadyAsTable(cmp)].flatMap((t) => tableLines(t, c)),
+    ...(single ? singleRunLines(cmp, c) : metricTables(cmp).flatMap((t) => tableLines(t, c))),
+    ...steadyAsTable(cmp).flatMap((t) => tableLines(t, c)),
     ...(reasons.length ? ['', c.bold('Flagged levels'), ...reasons.map((r) => c.yellow(`  ${r}`))] : []),
     ...(cache.length ? ['', c.bold(CACHE_TITLE), ...cache.map((l) => `  ${l}`)] : []),
     ...multiTurnTextLines(cmp),
