@@ -60,10 +60,15 @@ describe('runMatrix against the simulator launched as real child processes', () 
     expect(await requestsPerLevel(by.second.dir)).toEqual({ 0: 4, 1: 4 });
     expect(result.comparison?.text).toContain('second');
     // the failed config is in the comparison with why, not silently left out
-    const skipped = (result.comparison!.json as { validity: { skipped: { name: string; reason: string }[] } })
-      .validity.skipped;
+    const skipped = (
+      result.comparison!.json as {
+        validity: { skipped: { name: string; reason: string; evidence?: string[] }[] };
+      }
+    ).validity.skipped;
     expect(skipped.map((s) => s.name)).toEqual(['crashy']);
     expect(skipped[0].reason).toContain('crashy');
+    // with its evidence, so the HTML report can show why (not only the terminal)
+    expect(skipped[0].evidence).toEqual(by.crashy.failure?.evidence);
     expect(result.comparison?.text).toContain('crashy');
     expect(printed.some((t) => t.includes('Checkpoint') || t.includes('✔'))).toBe(true);
     const state = await readMatrixState(result.matrixDir);

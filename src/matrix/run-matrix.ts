@@ -103,6 +103,7 @@ async function compareCompleted(
         .map((o) => ({
           name: o.name,
           reason: o.failure?.message ?? (o.status === 'cancelled' ? 'cancelled before it ran' : o.status),
+          ...(o.failure?.evidence.length ? { evidence: o.failure.evidence } : {}),
         })),
       outDir: join(m.matrixDir, 'report'),
       plan: m.plan,

@@ -71,7 +71,14 @@ describe.skipIf(
             : undefined,
       };
     });
-    const html = renderHtml(compareRuns(runs, { iterations: 100 }));
+    const drifted = {
+      name: 'eagle3-drifted',
+      reason: 'config "eagle3-drifted": the checkpoint failed (config.speculative.spec_v2); skipped.',
+      evidence: [
+        'config.speculative.spec_v2: Config speculative.spec_v2; expected true; found false (GET /server_info)',
+      ],
+    };
+    const html = renderHtml(compareRuns(runs, { iterations: 100, skipped: [drifted] }));
     const file = join(dir, 'report.html');
     await writeFile(file, html);
     // a fresh user-data-dir per run (playwright passes it as --user-data-dir)
@@ -100,11 +107,25 @@ describe.skipIf(
       page.on('request', (r) => {
         if (!r.url().startsWith('file:')) requests.push(r.url());
       });
+      await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
       expect(problems).toEqual([]);
       expect(requests).toEqual([]);
+      // the first screen: the answer per load band beside the throughput chart, above the fold
+      for (const id of ['#answer', '#first-chart svg']) {
+        const b = await page.locator(id).boundingBox();
+        expect(b, id).not.toBeNull();
+        expect(b!.y + b!.height, id).toBeLessThan(800);
+      }
+      expect(await page.locator('#answer').textContent()).toContain('eagle3 <topk1>');
+      // the config that never ran says why, with its evidence, in the HTML too
+      expect(await page.locator('.skipped-config').textContent()).toContain(
+        'expected true; found false (GET /server_info)',
+      );
+      const first = await page.screenshot({ path: join(dir, 'first-screen.png') });
+      expect(first.length).toBeGreaterThan(10_000);
       const charts = await page.locator('figure.chart svg').count();
-      expect(charts).toBe(5 + 3);
+      expect(charts).toBe(1 + 5 + 3);
       expect(await page.locator('#chart-r0-telemetry-gpu-0 svg').isVisible()).toBe(true);
       const box = await page.locator('#chart-output-throughput svg').boundingBox();
       expect(box!.width).toBeGreaterThan(300);

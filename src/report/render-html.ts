@@ -5,6 +5,7 @@ import { cacheHtml } from './cache-section.js';
 import { renderChartSvg } from './chart-svg.js';
 import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
+import { FIRST_SCREEN_CSS, firstScreenHtml } from './first-screen.js';
 import { losslessHtml } from './lossless-section.js';
 import { METRICS } from './metric-catalog.js';
 import { multiTurnHtml } from './multi-turn-section.js';
@@ -74,9 +75,10 @@ export function renderHtml(cmp: Comparison, opts: HtmlOptions = {}): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${esc(title)}</title>`,
-    `<style>${CSS}${pickerCss(cmp)}</style>`,
+    `<style>${CSS}${FIRST_SCREEN_CSS}${pickerCss(cmp)}</style>`,
     '</head><body>',
     `<h1>${esc(title)}</h1>`,
+    firstScreenHtml(cmp),
     validityHtml(cmp),
     `<p>Baseline: <strong>${esc(cmp.baseline)}</strong>.</p>`,
   ];
@@ -172,14 +174,19 @@ function runsHtml(cmp: Comparison): string {
   return h.join('\n');
 }
 
-/** The validity verdict, first thing after the title: status, the one-screen summary, reasons, then the levels. */
+/**
+ * The validity verdict under the first screen: status, the one-screen summary, the reasons, then the
+ * per-level detail folded (one line per level and cause; the first screen already said each cause once).
+ */
 function validityHtml(cmp: Comparison): string {
   const vs = validitySection(cmp);
-  const items = [...vs.reasons, ...vs.levels.map((l) => l.text)];
   const summary = cmp.summary.length
     ? `<ul id="summary" class="summary">${cmp.summary.map((t) => `<li><strong>${esc(t)}</strong></li>`).join('')}</ul>`
     : '';
-  return `<section id="validity" class="validity validity-${vs.status}" role="${vs.status === 'valid' ? 'status' : 'alert'}"><h2>${esc(vs.headline)}</h2>${summary}<ul>${items.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
+  const levels = vs.levels.length
+    ? `<details id="level-validity"><summary>Per-level detail (${vs.levels.length} level${vs.levels.length === 1 ? '' : 's'} with something to say)</summary><ul>${vs.levels.map((l) => `<li>${esc(l.text)}</li>`).join('')}</ul></details>`
+    : '';
+  return `<section id="validity" class="validity validity-${vs.status}" role="${vs.status === 'valid' ? 'status' : 'alert'}"><h2>${esc(vs.headline)}</h2>${summary}<ul>${vs.reasons.map((t) => `<li>${esc(t)}</li>`).join('')}</ul>${levels}</section>`;
 }
 
 /** One CSS rule per metric: its radio shows its table (no script: radio inputs and :checked). */

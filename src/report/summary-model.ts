@@ -28,24 +28,57 @@ function winnerAt(row: LevelRow, metric: MetricId, cmp: Comparison): { run: stri
   return better(best) ? { run: best.run, cell: best } : null;
 }
 
-/** "c=1–c=16: eagle3 best (+38% at c=16); c=192: baseline best" on the headline metric. */
-function bandsLine(cmp: Comparison, metric: MetricId): string | null {
+/** A band of adjacent levels with one answer: the best run there (null: no meaningful difference). */
+export interface AnswerBand {
+  /** "c=1–c=16" or "c=192". */
+  label: string;
+  best: string | null;
+  /**
+   * By how much, at the band's last level: the best run's cell (its ratio to the baseline), or where the
+   * baseline is best, the closest challenger's cell (how far behind it is).
+   */
+  evidence: { level: string; cell: Cell } | null;
+}
+
+/** The non-baseline cell closest to the baseline's value on `metric` (the strongest challenger). */
+function challenger(row: LevelRow, metric: MetricId, cmp: Comparison): Cell | null {
+  const higher = METRICS[metric].higherIsBetter;
+  const others = (row.cells[metric] ?? []).filter((c) => c.run !== cmp.baseline && c.ratio !== null);
+  if (others.length === 0) return null;
+  return others.reduce((a, b) => ((b.ratio as number) > (a.ratio as number) === higher ? b : a));
+}
+
+/** The answer per load band on `metric`, over the levels verdicts may use; [] when verdicts are withheld. */
+export function answerBands(cmp: Comparison, metric: MetricId): AnswerBand[] {
   const rows = cmp.levels.filter((r) => r.usable);
-  if (rows.length === 0 || cmp.verdictsWithheld) return null;
-  const bands: { who: string; rows: LevelRow[]; evidence: string }[] = [];
+  if (rows.length === 0 || cmp.verdictsWithheld) return [];
+  const bands: { best: string | null; rows: LevelRow[]; evidence: AnswerBand['evidence'] }[] = [];
   for (const row of rows) {
     const w = winnerAt(row, metric, cmp);
-    const who = w ? `${w.run} best` : 'no meaningful difference';
-    const evidence = w && w.run !== cmp.baseline ? `${formatChange(w.cell.ratio)} at ${row.label}` : '';
+    const best = w?.run ?? null;
+    const against = w?.run === cmp.baseline ? challenger(row, metric, cmp) : (w?.cell ?? null);
+    const evidence = against ? { level: row.label, cell: against } : null;
     const last = bands.at(-1);
-    if (last && last.who === who) {
+    if (last && last.best === best) {
       last.rows.push(row);
       if (evidence) last.evidence = evidence;
-    } else bands.push({ who, rows: [row], evidence });
+    } else bands.push({ best, rows: [row], evidence });
   }
-  const label = (b: (typeof bands)[number]) =>
-    b.rows.length === 1 ? b.rows[0].label : `${b.rows[0].label}–${b.rows[b.rows.length - 1].label}`;
-  const text = bands.map((b) => `${label(b)}: ${b.who}${b.evidence ? ` (${b.evidence})` : ''}`);
+  return bands.map((b) => ({
+    label: b.rows.length === 1 ? b.rows[0].label : `${b.rows[0].label}–${b.rows[b.rows.length - 1].label}`,
+    best: b.best,
+    evidence: b.evidence,
+  }));
+}
+
+/** "c=1–c=16: eagle3 best (+38% at c=16); c=192: baseline best" on the headline metric. */
+function bandsLine(cmp: Comparison, metric: MetricId): string | null {
+  const bands = answerBands(cmp, metric);
+  if (bands.length === 0) return null;
+  const text = bands.map(
+    (b) =>
+      `${b.label}: ${b.best ? `${b.best} best` : 'no meaningful difference'}${b.evidence && b.best !== cmp.baseline ? ` (${formatChange(b.evidence.cell.ratio)} at ${b.evidence.level})` : ''}`,
+  );
   return `Best by ${METRICS[metric].noun} (vs ${cmp.baseline}): ${text.join('; ')}.`;
 }
 
@@ -65,7 +98,7 @@ function singleRunLine(cmp: Comparison, metric: MetricId): string | null {
 }
 
 /** Suspect and invalid level reasons, grouped by check, naming the levels: what to distrust first. */
-function distrustLines(cmp: Comparison): string[] {
+export function distrustLines(cmp: Comparison): string[] {
   const byCheck = new Map<string, Map<string, Set<string>>>();
   for (const row of cmp.levels)
     for (const [run, v] of Object.entries(row.validity))
@@ -76,9 +109,13 @@ function distrustLines(cmp: Comparison): string[] {
         runs.set(run, (runs.get(run) ?? new Set<string>()).add(row.label));
       }
   const single = cmp.runs.length === 1;
+  const total = cmp.levels.reduce((n, row) => n + Object.keys(row.validity).length, 0);
+  // one line per cause, how many levels it touched first: "6 of 9 levels had host timing noise: …"
   return [...byCheck].map(([check, runs]) => {
     const where = [...runs].map(([run, labels]) => `${single ? '' : `${run} `}${[...labels].join(', ')}`);
-    return `${where.join('; ')}: ${DISTRUST_WORDS[check] ?? `flagged by the ${check} check`}.`;
+    const n = [...runs.values()].reduce((k, labels) => k + labels.size, 0);
+    const words = DISTRUST_WORDS[check] ?? `flagged by the ${check} check`;
+    return `${n} of ${total} level${total === 1 ? '' : 's'} ${words}: ${where.join('; ')}.`;
   });
 }
 

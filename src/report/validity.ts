@@ -17,6 +17,8 @@ export interface RunValidity extends Validity {
 export interface SkippedConfig {
   name: string;
   reason: string;
+  /** What showed it: the failed findings (expected, found, where) or the server output's crash lines. */
+  evidence?: string[];
 }
 
 export interface ComparisonValidity extends Validity {
