@@ -173,6 +173,14 @@ describe('benchgate query sandbox', () => {
     expect((await readOnlyQuery(db, 'DESCRIBE runs')).rows.length).toBeGreaterThan(3);
   }, 60_000);
 
+  it('refuses a result larger than the row cap instead of holding it (range(1e12)), and returns one at the cap', async () => {
+    await expect(readOnlyQuery(db, 'SELECT * FROM range(1000000000000)')).rejects.toThrow(
+      /returns more than 200000 rows; add a LIMIT/,
+    );
+    expect((await readOnlyQuery(db, 'SELECT * FROM range(10)', 10)).rows).toHaveLength(10);
+    await expect(readOnlyQuery(db, 'SELECT * FROM range(11)', 10)).rejects.toThrow(/more than 10 rows/);
+  }, 60_000);
+
   it('the CLI refuses EXPLAIN ANALYZE COPY over a file and read_text, exit 1 naming the error, the file unchanged', async () => {
     for (const sql of [
       `EXPLAIN ANALYZE COPY (SELECT 'owned' AS x) TO '${target}'`,

@@ -11,6 +11,8 @@ import type { Row, StoreDb } from './db.js';
 
 /** DuckDB's statement type (StatementType in @duckdb/node-bindings) of a SELECT. */
 const SELECT_STATEMENT = 1;
+/** Most rows one query returns: a result is streamed up to one row past it, never held whole. */
+export const MAX_QUERY_ROWS = 200_000;
 
 export interface QueryResult {
   columns: string[];
@@ -59,8 +61,15 @@ function plainRows(reader: { getRowObjectsJS(): Record<string, unknown>[] }): Ro
   });
 }
 
-/** Runs one plain SELECT on a sandboxed connection; BG_E_QUERY for a refused statement or an SQL error. */
-export async function readOnlyQuery(db: StoreDb, sql: string): Promise<QueryResult> {
+/**
+ * Runs one plain SELECT on a sandboxed connection; BG_E_QUERY for a refused statement, an SQL error or a
+ * result of more than `maxRows` rows (refused whole: no silently cut table).
+ */
+export async function readOnlyQuery(
+  db: StoreDb,
+  sql: string,
+  maxRows = MAX_QUERY_ROWS,
+): Promise<QueryResult> {
   if (!db.sandboxed) throw refused('the store was not opened in the query sandbox');
   await parsedAsOneSelect(db, sql);
   let prepared: Awaited<ReturnType<StoreDb['connection']['prepare']>>;
@@ -71,10 +80,16 @@ export async function readOnlyQuery(db: StoreDb, sql: string): Promise<QueryResu
   }
   if (Number(prepared.statementType) !== SELECT_STATEMENT)
     throw refused(`DuckDB prepares it as statement type ${prepared.statementType}, not a SELECT`);
+  let reader: Awaited<ReturnType<typeof prepared.streamAndReadUntil>>;
   try {
-    const reader = await prepared.runAndReadAll();
-    return { columns: reader.columnNames(), rows: plainRows(reader) };
+    reader = await prepared.streamAndReadUntil(maxRows + 1);
   } catch (e) {
     throw failed(e);
   }
+  if (reader.currentRowCount > maxRows)
+    throw new BenchgateError(
+      'BG_E_QUERY',
+      `The query returns more than ${maxRows} rows; add a LIMIT or aggregate (\`benchgate export --parquet\` writes whole tables).`,
+    );
+  return { columns: reader.columnNames(), rows: plainRows(reader) };
 }
