@@ -7,17 +7,15 @@
 // BENCHGATE_SHARDS (the shard count), with BENCHGATE_START_AT (epoch ms or ISO time) as the common start.
 
 import { BenchgateError } from '../core/errors.js';
+import { shareOf } from '../core/share.js';
+
+export { shareOf };
 
 export interface Shard {
   index: number;
   count: number;
   /** Epoch ms to wait for before the first request; null = start at once. */
   startAtEpochMs: number | null;
-}
-
-/** Shard `index`'s part of `total` items split over `count` shards (lower indexes take the remainder). */
-export function shareOf(total: number, index: number, count: number): number {
-  return Math.floor(total / count) + (index < total % count ? 1 : 0);
 }
 
 /** Whether arrival `k` of an open-loop schedule is this shard's to send. */

@@ -1,6 +1,8 @@
 // Loads and validates a plan before anything runs: from a YAML file (JSON is YAML) with every error
 // located as file:line:col and key, all at once; or from an object built from command-line flags, with
-// errors naming the flag. Schema shapes come from schema.ts; cross-key rules from semantic-checks.ts.
+// errors naming the flag. Schema shapes come from schema.ts; cross-key rules from semantic-checks.ts;
+// text no file name, manifest or strict JSON parser can carry (not UTF-8, NUL, lone surrogates) from
+// text-safety.ts.
 
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve as resolvePath } from 'node:path';
@@ -13,6 +15,7 @@ import { type Plan, type PlanInput, planSchema } from './schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { semanticProblems } from './semantic-checks.js';
 import { problemOffset } from './source-positions.js';
+import { encodingProblem, textProblems } from './text-safety.js';
 import { duplicateKeyAt, tagProblems } from './yaml-safety.js';
 
 function plural(n: number, word: string): string {
@@ -21,7 +24,7 @@ function plural(n: number, word: string): string {
 
 /** Schema and cross-key problems of a raw plan object, schema ones first. */
 export function planProblems(raw: unknown): PlanProblem[] {
-  return [...schemaProblems(raw), ...semanticProblems(raw), ...limitProblems(raw)];
+  return [...schemaProblems(raw), ...semanticProblems(raw), ...limitProblems(raw), ...textProblems(raw)];
 }
 
 /** At most this many problems are listed; a generated plan can have millions. */
@@ -45,7 +48,11 @@ async function readPlanText(file: string): Promise<string> {
   try {
     const size = (await stat(file)).size;
     if (size > MAX_PLAN_BYTES) throw tooLarge(file, size);
-    return await readFile(file, 'utf8');
+    const bytes = await readFile(file);
+    const badByte = encodingProblem(bytes, file);
+    if (badByte)
+      throw new BenchgateError('BG_E_PLAN_INVALID', `plan ${file} is not UTF-8 text`, { details: [badByte] });
+    return bytes.toString('utf8');
   } catch (e) {
     if (e instanceof BenchgateError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

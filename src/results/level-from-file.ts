@@ -20,7 +20,7 @@ export interface StreamedRecords {
 /** Calls `each` with every complete record of `path`, in file order, holding one line at a time. */
 export async function forEachStoredRecord(
   path: string,
-  each: (r: RequestRecord) => void,
+  each: (r: RequestRecord, lineNo: number) => void,
 ): Promise<StreamedRecords> {
   const lines = createInterface({
     input: createReadStream(path, 'utf8'),
@@ -41,10 +41,11 @@ export async function forEachStoredRecord(
         brokenAt = lineNo;
         continue;
       }
-      each(r);
+      each(r, lineNo);
       count++;
     }
   } catch (e) {
+    if (e instanceof BenchgateError) throw e; // `each` refused a record: its own message names it
     throw new BenchgateError('BG_E_RUN_DIR', `Could not read ${path}: ${(e as Error).message}.`);
   }
   if (brokenAt && brokenAt !== lineNo) {

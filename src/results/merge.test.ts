@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,8 @@ import { createRunStore } from './run-store.js';
 import type { ShardClock } from './shard-info.js';
 
 const plan = parsePlanText(
-  'name: sharded\nload:\n  kind: concurrency\n  levels: [6, 12]\n  requests: 60\npercentiles: [50, 99]\n',
+  // each shard writes 3 warmup and 117 measured records a level: its exact share of this plan
+  'name: sharded\nload:\n  kind: concurrency\n  levels: [6, 12]\n  requests: 351\n  warmup: 9\npercentiles: [50, 99]\n',
   'p.yaml',
 );
 
@@ -251,11 +252,41 @@ describe('benchgate merge', () => {
     );
     expect(reasons).toMatch(/concurrency 6: shard 1 sent its first request 1\.\d+ s after shard \d/);
     expect(merged.summary.levels[0]!.validity.valid).toBe(false);
+    // a root of its own: shards written again into the same one would add their records to the first ones
+    const again = mkdtempSync(join(tmpdir(), 'bg-merge-'));
     const onTime = await mergeShardRuns({
-      dirs: [0, 1, 2].map((i) => writeShard(root, i, clock(0, 0), wall, 'boot-1', { startAtEpochMs: wall })),
-      outDir: root,
+      dirs: [0, 1, 2].map((i) => writeShard(again, i, clock(0, 0), wall, 'boot-1', { startAtEpochMs: wall })),
+      outDir: again,
     });
     expect(onTime.merge.suspect).toBe(false);
+  });
+
+  it('refuses a shard whose records repeat a request id (two lines copied: 122 for its share of 120), naming the file and both lines', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const dirs = [0, 1, 2].map((i) => writeShard(root, i, clock(0, 0), 1e12, 'boot-1'));
+    const file = join(dirs[1]!, 'requests.jsonl');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    appendFileSync(file, `${lines[10]}\n${lines[11]}\n`);
+    const id = (JSON.parse(lines[10]!) as RequestRecord).id;
+    await expect(mergeShardRuns({ dirs, outDir: join(root, 'out') })).rejects.toThrow(
+      `${file}:${lines.length + 1}: request id ${id} appears again (first at line 11)`,
+    );
+  });
+
+  it('marks the level invalid and the run suspect when a shard holds more records than its share of the plan', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bg-merge-'));
+    const dirs = [0, 1, 2].map((i) => writeShard(root, i, clock(0, 0), 1e12, 'boot-1'));
+    const file = join(dirs[2]!, 'requests.jsonl');
+    const first = JSON.parse(readFileSync(file, 'utf8').split('\n')[5]!) as RequestRecord;
+    appendFileSync(file, `${[9001, 9002].map((id) => JSON.stringify({ ...first, id })).join('\n')}\n`);
+    const merged = await mergeShardRuns({ dirs, outDir: join(root, 'out') });
+    const over =
+      'concurrency 6: shard 2 holds 119 measured records, more than its share of the plan (117): records were added to it';
+    expect(merged.merge.suspect).toBe(true);
+    expect(merged.merge.reasons).toEqual([over]);
+    const [c6, c12] = merged.summary.levels;
+    expect(c6!.validity).toEqual({ valid: false, reasons: [over] });
+    expect(c12!.validity.valid).toBe(true);
   });
 
   it('merges shards whose plans differ only in name and output directory (the local recipe)', async () => {

@@ -7,7 +7,9 @@
 // offset, drift and bound; a skew bound above the limit (or a shard without clock samples) marks the
 // run suspect and every level invalid, with the reason. Shards whose first requests of a level lie too
 // far apart (or, at the first level, too far from the common start) did not load the server together:
-// that level is invalid and the run suspect, even with perfectly placed records.
+// that level is invalid and the run suspect, even with perfectly placed records. A shard whose records
+// repeat an id is refused; one holding more records than its share of the plan makes that level invalid
+// and the run suspect (results/shard-records.ts).
 
 import { join } from 'node:path';
 import type { LevelContext } from '../metrics/level-accumulator.js';
@@ -25,6 +27,7 @@ import {
   type ShardRun,
 } from './merge-shards.js';
 import { createRunStore } from './run-store.js';
+import { ShardRecordCheck, shardShare } from './shard-records.js';
 
 export {
   DEFAULT_MAX_SKEW_MS,
@@ -126,19 +129,24 @@ function startLagReasons(
   return out;
 }
 
-/** Appends one level's records of every shard to the store, shifted onto the merged timeline; returns each shard's first send. */
+/**
+ * Appends one level's records of every shard to the store, shifted onto the merged timeline, each counted
+ * by its shard's check (a repeated id refuses the merge); returns each shard's first send.
+ */
 async function appendLevelRecords(
   p: Placement,
   li: number,
   store: ReturnType<typeof createRunStore>,
   nextId: { n: number },
+  checks: ShardRecordCheck[],
 ): Promise<(number | null)[]> {
   const firstSent: (number | null)[] = [];
   for (let i = 0; i < p.shards.length; i++) {
     const byMs = p.wallAt[i]! - p.originWallMs;
     let first: number | null = null;
-    await forEachStoredRecord(join(p.shards[i]!.dir, REQUESTS_FILE), (r) => {
+    await forEachStoredRecord(join(p.shards[i]!.dir, REQUESTS_FILE), (r, lineNo) => {
       if (r.levelIndex !== li) return;
+      checks[i]!.add(r, lineNo);
       const moved = shifted(r, byMs, nextId.n++);
       if (first === null || moved.sentMs < first) first = moved.sentMs;
       store.appendRecord(moved);
@@ -183,14 +191,19 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
   );
   const levels: LevelSummary[] = [];
   const nextId = { n: 0 };
+  const checks = shards.map((s) => new ShardRecordCheck(join(s.dir, REQUESTS_FILE), s.manifest.shard.index));
   try {
     for (const li of levelIndexes) {
-      const firstSent = await appendLevelRecords(p, li, store, nextId);
+      const firstSent = await appendLevelRecords(p, li, store, nextId, checks);
       const { ctx, parts } = levelContext(li, shards, plan, p.runReasons);
-      const lag = startLagReasons(p, firstSent, levelWords(ctx.level), li === levelIndexes[0]);
-      if (lag.length > 0) {
-        ctx.validity = { valid: false, reasons: [...(ctx.validity?.reasons ?? []), ...lag] };
-        merge.reasons.push(...lag);
+      const name = levelWords(ctx.level);
+      const flagged = [
+        ...startLagReasons(p, firstSent, name, li === levelIndexes[0]),
+        ...checks.flatMap((c, i) => c.endLevel(name, shardShare(plan, ctx.level, shards[i]!.manifest.shard))),
+      ];
+      if (flagged.length > 0) {
+        ctx.validity = { valid: false, reasons: [...(ctx.validity?.reasons ?? []), ...flagged] };
+        merge.reasons.push(...flagged);
         merge.suspect = true;
       }
       const level = await summarizeStoredLevel(join(store.dir, REQUESTS_FILE), ctx);

@@ -19,6 +19,7 @@ import {
 import { basename, join } from 'node:path';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import { redactDeep, redactString } from '../core/redact.js';
+import { wellFormedReplacer } from '../core/well-formed.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { resultsWriteError } from './free-space.js';
@@ -66,8 +67,9 @@ export function writeTextAtomic(path: string, text: string): void {
   }
 }
 
+/** Strict JSON (no unpaired surrogate escapes, core/well-formed.ts), written whole or not at all. */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  writeTextAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+  writeTextAtomic(path, `${JSON.stringify(value, wellFormedReplacer, 2)}\n`);
 }
 
 /**

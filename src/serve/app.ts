@@ -30,7 +30,7 @@ export interface Dashboard {
 }
 
 async function withDb<T>(loc: StoreLocation, fn: (db: StoreDb) => Promise<T>): Promise<T> {
-  const db = await openDb(loc.path, { readOnly: true, waitMs: 5000 });
+  const db = await openDb(loc.path, { sandboxed: true, waitMs: 5000 });
   try {
     return await fn(db);
   } finally {

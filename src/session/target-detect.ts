@@ -22,6 +22,9 @@ export function listingOnce(http: TargetHttp): TargetHttp {
 
 async function listModels(http: TargetHttp): Promise<string[]> {
   const doc = await http.request('/v1/models');
+  // an oversize, late or redirected reply keeps its own code: the target was reached
+  if (doc.error && doc.error.code !== 'BG_E_CONNECT')
+    throw new BenchgateError(doc.error.code, `GET ${http.baseUrl}/v1/models failed: ${doc.error.message}`);
   if (doc.error || doc.status === null) {
     throw new BenchgateError(
       'BG_E_CONNECT',

@@ -106,7 +106,7 @@ describe('the results store', () => {
     ]) {
       const w = await cli('query', sql);
       expect(w.code, sql).toBe(1);
-      expect(w.stderr).toContain('is refused; only SELECT');
+      expect(w.stderr).toContain('The query is refused');
     }
   }, 240_000);
 

@@ -109,11 +109,18 @@ export async function openStore(loc: StoreLocation, note: (line: string) => void
   }
 }
 
-/** Makes sure the store exists and is current, then opens it read-only (queries, the dashboard). */
-export async function openStoreReadOnly(loc: StoreLocation, note: (line: string) => void): Promise<StoreDb> {
+/**
+ * Makes sure the store exists and is current, then opens it read-only; `sandboxed` (for SQL a user typed,
+ * `query`) adds db.ts's SANDBOX_SETTINGS. Not sandboxed, `export` can still COPY to its Parquet files.
+ */
+export async function openStoreReadOnly(
+  loc: StoreLocation,
+  note: (line: string) => void,
+  opts: { sandboxed?: boolean } = {},
+): Promise<StoreDb> {
   (await openStore(loc, note)).db.close();
   try {
-    return await openDb(loc.path, { readOnly: true });
+    return await openDb(loc.path, { readOnly: true, sandboxed: opts.sandboxed === true });
   } catch (e) {
     if (e instanceof StoreOpenError) throw unusable(loc.path, e.message.split('\n')[0]);
     throw e;

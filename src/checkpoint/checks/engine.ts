@@ -2,7 +2,7 @@
 // model it serves (checked against target.model), and the live configuration read by its adapter.
 
 import { detectEngine, getAdapter } from '../../engines/index.js';
-import type { EngineName } from '../../engines/types.js';
+import type { EngineName, HttpDoc } from '../../engines/types.js';
 import { type CheckContext, excerpt, finding } from '../context.js';
 import type { Finding } from '../finding.js';
 
@@ -10,6 +10,18 @@ function modelIds(json: unknown): string[] {
   const data = (json as { data?: unknown })?.data;
   if (!Array.isArray(data)) return [];
   return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+}
+
+/** What GET /v1/models gave, as evidence: its text, or the coded failure (an oversize or cut reply has no text). */
+function modelsEvidence(doc: HttpDoc): Finding['evidence'] {
+  const text = doc.error ? `${doc.error.message} [${doc.error.code}]` : excerpt(doc.text);
+  return [{ source: 'endpoint', where: `GET ${doc.url}`, excerpt: text }];
+}
+
+/** Why there is no model list: the failure's code, or the HTTP status and whether the body was JSON. */
+function noListReason(doc: HttpDoc): string {
+  if (doc.error) return doc.error.code;
+  return `HTTP ${doc.status ?? 'none'}${doc.json === undefined ? ', not JSON' : ''}`;
 }
 
 /** The engine finding: the detected engine against target.engine, or unknown while the server loads. */
@@ -59,7 +71,7 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
   }
 
   const ids = modelIds(modelsDoc.json);
-  const modelsWhere = `GET ${modelsDoc.url}`;
+  const evidence = modelsEvidence(modelsDoc);
   const want = ctx.plan.target.model;
   if (want) {
     const served = ids.includes(want);
@@ -67,8 +79,8 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
     out.push(
       finding('model', 'Model identity', served ? 'pass' : 'fail', {
         expected: want,
-        found: ids.length > 0 ? ids.join(', ') : `no model list (HTTP ${modelsDoc.status ?? 'none'})`,
-        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+        found: ids.length > 0 ? ids.join(', ') : `no model list (${noListReason(modelsDoc)})`,
+        evidence,
         hint: served
           ? undefined
           : '--model (target.model in a plan) must be one of the ids GET /v1/models lists.',
@@ -79,7 +91,7 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
     out.push(
       finding('model', 'Model identity', 'pass', {
         found: ids[0],
-        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+        evidence,
       }),
     );
   } else {
@@ -90,8 +102,8 @@ export async function checkEngine(ctx: CheckContext): Promise<Finding[]> {
         expected: 'a model id from GET /v1/models',
         found: ctx.model
           ? `${ctx.model} (from the live config; /v1/models gave none)`
-          : `none (HTTP ${modelsDoc.status ?? 'none'}${modelsDoc.json === undefined ? ', not JSON' : ''})`,
-        evidence: [{ source: 'endpoint', where: modelsWhere, excerpt: excerpt(modelsDoc.text) }],
+          : `none (${noListReason(modelsDoc)})`,
+        evidence,
         hint: 'Name the model with --model (target.model in a plan), or check that the server exposes GET /v1/models.',
       }),
     );

@@ -95,7 +95,7 @@ async function runsCommand(flags: RunsFlags): Promise<number> {
 
 async function queryCommand(sql: string, flags: StoreFlags & { format: string }): Promise<number> {
   const format = parseFormat(flags.format, ['text', 'json', 'csv']);
-  const db = await openStoreReadOnly(readLocation(flags), noteToStderr);
+  const db = await openStoreReadOnly(readLocation(flags), noteToStderr, { sandboxed: true });
   try {
     const { columns, rows } = await readOnlyQuery(db, sql);
     if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
