@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestErrorCode } from '../core/errors.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { levelTable } from '../results/level-table.js';
 import { type LevelInput, summarizeLevel } from './level.js';
 
 /** A hand-built record: chunks are [arrival ms, tokens carried]. */
@@ -460,5 +461,26 @@ describe('client self-check and validity', () => {
       valid: false,
       reasons,
     });
+  });
+
+  it('says what share of chunk gaps were events read together (0 ms), so a 0.00 ms ITL is explained', () => {
+    // four events in one read (one timestamp), then one a real 20 ms later: 3 of 4 gaps are zero
+    const one = (t: number) =>
+      rec({
+        sentMs: t,
+        chunks: [
+          [t + 10, 1],
+          [t + 10, 1],
+          [t + 10, 1],
+          [t + 10, 1],
+          [t + 30, 1],
+        ],
+      });
+    const s = summarizeLevel(level(Array.from({ length: 12 }, (_, i) => one(i * 40))));
+    expect(s.chunkItlZeroShare).toBeCloseTo(0.75, 9);
+    expect(s.chunkItlMs?.percentiles.p50).toBe(0);
+    const table = levelTable({ schema: 'benchgate.summary/1', runId: 'r', name: 'r', levels: [s] });
+    expect(table).toMatch(/0\.00\*/);
+    expect(table).toContain('c=4 75% of chunk gaps were 0 ms');
   });
 });

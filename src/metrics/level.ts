@@ -19,6 +19,7 @@ import { speculativeSummary } from './speculative.js';
 import type { LevelKey, LevelSummary, SloSpec } from './summary.js';
 import { reconcileTokens } from './token-reconciliation.js';
 import { achievedConcurrency, measuredWindow, peakOutputTokensPerS, perSecond } from './window.js';
+import { zeroGapShare } from './zero-gaps.js';
 
 export interface LevelInput {
   levelIndex: number;
@@ -103,6 +104,7 @@ export function summarizeLevel(input: LevelInput): LevelSummary {
     ttftMs: distribution(c.ttft.view(), p),
     ttftContentMs: distribution(c.ttftContent.view(), p),
     chunkItlMs: distribution(c.chunkItl.view(), p),
+    chunkItlZeroShare: zeroGapShare(c.chunkItl.view()),
     tokenItlMs: distribution(c.tokenItl.view(), p),
     tpotMs: distribution(c.tpot.view(), p),
     e2eMs: distribution(c.e2e.view(), p),

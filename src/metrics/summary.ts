@@ -58,6 +58,8 @@ export interface LevelSummary {
   ttftMs: Distribution | null;
   ttftContentMs: Distribution | null;
   chunkItlMs: Distribution | null;
+  /** Share of chunk gaps under 0.05 ms (events read together: metrics/zero-gaps.ts); absent in older runs. */
+  chunkItlZeroShare?: number | null;
   tokenItlMs: Distribution | null;
   tpotMs: Distribution | null;
   e2eMs: Distribution | null;

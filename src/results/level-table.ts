@@ -24,6 +24,10 @@ function label(l: LevelSummary): string {
   return l.trial !== undefined ? `${key} #${l.trial}` : key;
 }
 
+/** Most chunk gaps were events read together: the ITL percentiles there read 0 and say nothing. */
+const COALESCED_SHARE = 0.25;
+const coalesced = (l: LevelSummary): boolean => (l.chunkItlZeroShare ?? 0) >= COALESCED_SHARE;
+
 const cached = (l: LevelSummary): string =>
   !l.cache || l.cache.share === null ? '?' : `${(l.cache.share * 100).toFixed(0)}%`;
 
@@ -61,7 +65,7 @@ export function levelTable(summary: RunSummary): string {
       p(l.ttftMs, 50),
       p(l.ttftMs, 99),
       p(l.tpotMs, 50, 2),
-      p(l.tokenItlMs, 50, 2),
+      `${p(l.tokenItlMs, 50, 2)}${coalesced(l) ? '*' : ''}`,
       p(l.e2eMs, 50, 0),
       p(l.queueWaitMs, 99),
       cached(l),
@@ -75,6 +79,11 @@ export function levelTable(summary: RunSummary): string {
       .join('  ')
       .trimEnd();
   const out = [line(head), ...rows.map(line)];
+  const merged = summary.levels.filter(coalesced);
+  if (merged.length)
+    out.push(
+      `* ITL: ${merged.map((l) => `${label(l)} ${Math.round((l.chunkItlZeroShare ?? 0) * 100)}%`).join(', ')} of chunk gaps were 0 ms: several streamed events reached the client in one read (sent together, or read late), so ITL percentiles there understate the time between tokens; read TPOT.`,
+    );
   out.push(
     `(times in ms; ITL = token ITL; TPOT = (E2E − TTFT)/(tokens − 1); n/a: too few samples, p99 needs ${minSamplesFor(99)}; cached: prompt tokens served from the prefix cache, ? = not reported)`,
   );
