@@ -7,6 +7,7 @@ import {
   type ConfigState,
   decideAfterCheckpoint,
   decideBeforeLaunch,
+  levelsOutsidePlan,
   MATRIX_STATE_FILE,
   newMatrixState,
   readMatrixState,
@@ -107,6 +108,40 @@ describe('matrix state files of other versions', () => {
     );
     await writeFile(file, JSON.stringify({ ...badTrial, configs: { a: { ...prev({}), trial: 2 } } }));
     expect((await readMatrixState(dir))?.configs.a?.trial).toBe(2);
+  });
+
+  it('refuses completed level indices that are not safe whole numbers or are listed twice', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bg-state-'));
+    dirs.push(dir);
+    const file = join(dir, MATRIX_STATE_FILE);
+    for (const completedLevels of [
+      [1e308, 0, 1],
+      [0, 1, 7, -1],
+      [0, 1.5],
+    ]) {
+      await writeFile(
+        file,
+        JSON.stringify({ ...newMatrixState('m1', null), configs: { a: prev({ completedLevels }) } }),
+      );
+      await expect(readMatrixState(dir)).rejects.toThrow(
+        `${file}: config "a" has no list of completed level indices (completedLevels)`,
+      );
+    }
+    await writeFile(
+      file,
+      JSON.stringify({ ...newMatrixState('m1', null), configs: { a: prev({ completedLevels: [0, 1, 0] }) } }),
+    );
+    await expect(readMatrixState(dir)).rejects.toThrow(
+      `${file}: config "a" lists a completed level index more than once (completedLevels)`,
+    );
+  });
+
+  it('refuses a completed level index beyond the levels of the plan resumed with it', () => {
+    const s = { ...newMatrixState('m1', null), configs: { a: prev({ completedLevels: [0, 1, 7] }) } };
+    expect(() => levelsOutsidePlan('/m/matrix-state.json', s, 6)).toThrow(
+      '/m/matrix-state.json: config "a" records completed level index 7, but the plan stores indices 0 to 5',
+    );
+    expect(() => levelsOutsidePlan('/m/matrix-state.json', s, 8)).not.toThrow();
   });
 });
 

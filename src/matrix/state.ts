@@ -148,8 +148,10 @@ function configStateProblem(c: unknown): string | null {
   const x = c as Partial<ConfigState> | null;
   if (typeof x !== 'object' || x === null) return 'is not an object';
   if (typeof x.launchFingerprint !== 'string') return 'has no launchFingerprint';
-  if (!Array.isArray(x.completedLevels) || !x.completedLevels.every((i) => Number.isInteger(i) && i >= 0))
+  if (!Array.isArray(x.completedLevels) || !x.completedLevels.every((i) => Number.isSafeInteger(i) && i >= 0))
     return 'has no list of completed level indices (completedLevels)';
+  if (new Set(x.completedLevels).size < x.completedLevels.length)
+    return 'lists a completed level index more than once (completedLevels)';
   if (!['pending', 'running', 'completed', 'failed', 'skipped'].includes(x.status as string))
     return `has an unknown status ${JSON.stringify(x.status)}`;
   if (x.lastPid !== null && x.lastPid !== undefined && !Number.isInteger(x.lastPid))
@@ -176,6 +178,21 @@ export function verifiedConfigHash(target: VerifiedTarget): string {
   return sha256Hex(
     canonicalJson({ engine: target.engine, version: target.engineVersion, model: target.model, values }),
   );
+}
+
+/**
+ * A config entry's completed level indices outside the plan's stored indices (`count`: levels × trials,
+ * or max_probes for an SLO search) make the file unresumable: it was not written for this plan.
+ */
+export function levelsOutsidePlan(file: string, state: MatrixState, count: number): void {
+  for (const [name, c] of Object.entries(state.configs)) {
+    const outside = c.completedLevels.filter((i) => i >= count);
+    if (outside.length > 0)
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `${file}: config "${name}" records completed level index ${outside.join(', ')}, but the plan stores indices 0 to ${count - 1}; the file cannot be resumed with this plan (start a new matrix, or restore the file).`,
+      );
+  }
 }
 
 export type ResumeDecision =
