@@ -40,8 +40,10 @@ export interface SpawnedProcess {
 export interface SpawnOptions extends ExecOptions {
   /** File that receives stdout and stderr (appended), on the machine running benchgate. */
   outputFile?: string;
-  /** Called with each output line as it arrives. */
+  /** Called with each output line as it arrives (scrubbed of secrets, like the file: hosts/output-sink.ts). */
   onLine?: (line: string) => void;
+  /** Secret values the output must not show, beyond those of `env` and the argv's secret flags (an API key the plan names). */
+  secrets?: readonly string[];
 }
 
 export interface ProcessInfo {

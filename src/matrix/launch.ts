@@ -1,5 +1,6 @@
 // Starts one config's server through the ProcessHost, its output captured into the config's directory
-// (server-output.log) and streamed into a LogTail for crash detection and progress lines.
+// (server-output.log) and streamed into a LogTail for crash detection and progress lines, every line
+// scrubbed of the plan's secrets and of credential shapes first (hosts/output-sink.ts).
 
 import { join } from 'node:path';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
@@ -15,6 +16,17 @@ export interface LaunchedServer {
   outputFile: string;
   /** The process's start time (ISO, from /proc), recorded so a later --kill-leftovers can prove it is ours. */
   startTime: string | null;
+}
+
+/**
+ * Secret values of the plan the server may print besides those of its env and flags (which the host
+ * finds itself): the target's header values and the key of target.api_key_env (from this environment).
+ */
+function planSecrets(config: ResolvedConfig): string[] {
+  const target = config.plan.target ?? {};
+  const varName = target.api_key_env;
+  const key = varName ? (config.env[varName] ?? process.env[varName]) : undefined;
+  return [...Object.values(target.headers ?? {}), ...(key ? [key] : [])];
 }
 
 export async function launchServer(
@@ -40,6 +52,7 @@ export async function launchServer(
       cwd: config.cwd,
       outputFile,
       onLine: log.push,
+      secrets: planSecrets(config),
     });
     const startTime = (await host.processInfo(proc.pid).catch(() => null))?.startTime ?? null;
     return { proc, log, outputFile, startTime };
