@@ -5,6 +5,7 @@ import { spawn as spawnChild } from 'node:child_process';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { BenchgateError } from '../core/errors.js';
 import type {
+  EnvironRead,
   ExecOptions,
   ExecResult,
   ProcessHost,
@@ -13,7 +14,7 @@ import type {
   SpawnOptions,
 } from './host.js';
 import { openOutputSink } from './output-sink.js';
-import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
+import { environEntry, listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 
@@ -182,6 +183,11 @@ export class LocalHost implements ProcessHost {
       }
     }
     return pids.sort((a, b) => a - b);
+  }
+
+  async environValue(pid: number, name: string): Promise<EnvironRead> {
+    if (!Number.isInteger(pid) || pid <= 0) return { kind: 'unreadable' };
+    return environEntry(await readOrNull(`/proc/${pid}/environ`), name);
   }
 
   async processInfo(pid: number): Promise<ProcessInfo | null> {

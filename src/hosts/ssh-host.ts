@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import type {
+  EnvironRead,
   ExecOptions,
   ExecResult,
   ProcessHost,
@@ -20,7 +21,7 @@ import type {
 } from './host.js';
 import { execLocal } from './local-host.js';
 import { openOutputSink } from './output-sink.js';
-import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
+import { environEntry, listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 import { shellJoin, shellQuote } from './shell-quote.js';
 
 export interface SshTarget {
@@ -170,6 +171,12 @@ export class SshHost implements ProcessHost {
       }
     }
     return [...pids].sort((a, b) => a - b);
+  }
+
+  async environValue(pid: number, name: string): Promise<EnvironRead> {
+    if (!Number.isInteger(pid) || pid <= 0) return { kind: 'unreadable' };
+    const r = await this.exec(['cat', `/proc/${pid}/environ`]);
+    return environEntry(r.code === 0 ? r.stdout : null, name);
   }
 
   async processInfo(pid: number): Promise<ProcessInfo | null> {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import type { ProcessHost, SpawnedProcess } from '../hosts/host.js';
 import type { ResolvedConfig } from './config-plan.js';
+import { LAUNCH_TOKEN_ENV, newLaunchToken } from './launch-proof.js';
 import { LogTail } from './log-tail.js';
 
 export const SERVER_OUTPUT_FILE = 'server-output.log';
@@ -16,6 +17,8 @@ export interface LaunchedServer {
   outputFile: string;
   /** The process's start time (ISO, from /proc), recorded so a later --kill-leftovers can prove it is ours. */
   startTime: string | null;
+  /** The keyed digest of the launch token in its environment (launch-proof.ts), recorded with the PID. */
+  proof: string;
 }
 
 /**
@@ -46,16 +49,17 @@ export async function launchServer(
       );
     }
   }
+  const { token, proof } = newLaunchToken();
   try {
     const proc = await host.spawn(config.argv, {
-      env: config.env,
+      env: { ...config.env, [LAUNCH_TOKEN_ENV]: token },
       cwd: config.cwd,
       outputFile,
       onLine: log.push,
       secrets: planSecrets(config),
     });
     const startTime = (await host.processInfo(proc.pid).catch(() => null))?.startTime ?? null;
-    return { proc, log, outputFile, startTime };
+    return { proc, log, outputFile, startTime, proof };
   } catch (e) {
     const why = isBenchgateError(e) ? e.message : (e as Error).message;
     throw new BenchgateError(
