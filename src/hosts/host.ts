@@ -40,8 +40,10 @@ export interface SpawnedProcess {
 export interface SpawnOptions extends ExecOptions {
   /** File that receives stdout and stderr (appended), on the machine running benchgate. */
   outputFile?: string;
-  /** Called with each output line as it arrives. */
+  /** Called with each output line as it arrives (scrubbed of secrets, like the file: hosts/output-sink.ts). */
   onLine?: (line: string) => void;
+  /** Secret values the output must not show, beyond those of `env` and the argv's secret flags (an API key the plan names). */
+  secrets?: readonly string[];
 }
 
 export interface ProcessInfo {
@@ -55,9 +57,18 @@ export interface ProcessInfo {
   state: string;
 }
 
+/** One variable of a process's environment, read unredacted from /proc/<pid>/environ. */
+export type EnvironRead =
+  | { kind: 'value'; value: string }
+  | { kind: 'absent' }
+  /** The environment could not be read: another user's process, or no such process. */
+  | { kind: 'unreadable' };
+
 export interface ProcessHost extends Host {
   spawn(argv: string[], opts?: SpawnOptions): Promise<SpawnedProcess>;
   /** PIDs listening on a TCP port (from /proc/net/tcp{,6} inode → /proc/<pid>/fd). */
   listeningPids(port: number): Promise<number[]>;
   processInfo(pid: number): Promise<ProcessInfo | null>;
+  /** The value of `name` in the process's environment, unredacted: only for a value that proves a launch. */
+  environValue(pid: number, name: string): Promise<EnvironRead>;
 }

@@ -51,6 +51,23 @@ describe('LocalHost', () => {
     }
   });
 
+  it('reads one environment variable of a process unredacted, tells absent from unreadable', async () => {
+    const p = await host.spawn([process.execPath, '-e', 'setInterval(() => {}, 1000)'], {
+      env: { BENCHGATE_LAUNCH_TOKEN: 'feedface01' },
+    });
+    try {
+      expect(await host.environValue(p.pid, 'BENCHGATE_LAUNCH_TOKEN')).toEqual({
+        kind: 'value',
+        value: 'feedface01',
+      });
+      expect((await host.processInfo(p.pid))?.env?.BENCHGATE_LAUNCH_TOKEN).toBe('<redacted>');
+      expect(await host.environValue(p.pid, 'BG_NOT_SET_ANYWHERE')).toEqual({ kind: 'absent' });
+      expect(await host.environValue(2 ** 30, 'BENCHGATE_LAUNCH_TOKEN')).toEqual({ kind: 'unreadable' });
+    } finally {
+      await p.kill('SIGKILL');
+    }
+  });
+
   it('spawns a process group, captures output to a file and lines, and kills the whole group', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bg-lh-'));
     const script = join(dir, 'server.sh');

@@ -2,10 +2,10 @@
 // process groups for servers, and /proc readers for the server-process and leftover checks.
 
 import { spawn as spawnChild } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { BenchgateError } from '../core/errors.js';
 import type {
+  EnvironRead,
   ExecOptions,
   ExecResult,
   ProcessHost,
@@ -13,8 +13,8 @@ import type {
   SpawnedProcess,
   SpawnOptions,
 } from './host.js';
-import { LineSplitter } from './line-splitter.js';
-import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
+import { openOutputSink } from './output-sink.js';
+import { environEntry, listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 
@@ -113,30 +113,25 @@ export class LocalHost implements ProcessHost {
   async spawn(argv: string[], opts: SpawnOptions = {}): Promise<SpawnedProcess> {
     if (argv.length === 0)
       throw new BenchgateError('BG_E_HOST', 'Expected a command to spawn; found an empty argv.');
-    const out = opts.outputFile ? createWriteStream(opts.outputFile, { flags: 'a' }) : null;
+    const out = openOutputSink(argv, opts);
     const child = spawnChild(argv[0], argv.slice(1), {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    const splitter = opts.onLine ? new LineSplitter(opts.onLine) : null;
-    const onData = (d: Buffer) => {
-      out?.write(d);
-      splitter?.push(d.toString('utf8'));
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', out.stdout);
+    child.stderr.on('data', out.stderr);
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
       child.on('error', (e) => {
-        out?.write(`benchgate: could not start ${argv[0]}: ${e.message}\n`);
-        splitter?.flush();
-        out?.end();
+        out.note(`benchgate: could not start ${argv[0]}: ${e.message}\n`);
+        void out.end();
         resolve({ code: 127, signal: null });
       });
       child.on('close', (code, signal) => {
-        splitter?.flush();
-        out?.end();
+        void out.end();
         resolve({ code, signal });
       });
     });
@@ -188,6 +183,11 @@ export class LocalHost implements ProcessHost {
       }
     }
     return pids.sort((a, b) => a - b);
+  }
+
+  async environValue(pid: number, name: string): Promise<EnvironRead> {
+    if (!Number.isInteger(pid) || pid <= 0) return { kind: 'unreadable' };
+    return environEntry(await readOrNull(`/proc/${pid}/environ`), name);
   }
 
   async processInfo(pid: number): Promise<ProcessInfo | null> {

@@ -1,7 +1,7 @@
 // Pure parsers for the /proc files both hosts read (locally via fs, remotely via ssh + cat):
 // /proc/<pid>/stat, /proc/stat (btime), NUL-separated cmdline/environ, /proc/net/tcp{,6}.
 
-import type { ProcessInfo } from './host.js';
+import type { EnvironRead, ProcessInfo } from './host.js';
 import { redactArgv, redactEnv } from './redact-env.js';
 
 export interface ProcStat {
@@ -45,6 +45,14 @@ export function parseNulList(text: string): string[] {
   const parts = text.split('\0');
   if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return parts;
+}
+
+/** One variable of a /proc/<pid>/environ text (null: unreadable), unredacted. */
+export function environEntry(text: string | null, name: string): EnvironRead {
+  if (text === null) return { kind: 'unreadable' };
+  const prefix = `${name}=`;
+  const entry = parseNulList(text).find((e) => e.startsWith(prefix));
+  return entry === undefined ? { kind: 'absent' } : { kind: 'value', value: entry.slice(prefix.length) };
 }
 
 /** Parses /proc/<pid>/environ into a map with secret-looking values redacted. */

@@ -81,11 +81,20 @@ describe.skipIf(!sshdAvailable())('SshHost against a real sshd on loopback', () 
     }
   });
 
-  it('spawns a remote process, streams its lines and kills its group', async () => {
+  it('spawns a remote process, streams its lines, reads its launch token and kills its group', async () => {
     const lines: string[] = [];
-    const p = await host.spawn(['sh', '-c', 'echo ready; sleep 30'], { onLine: (l) => lines.push(l) });
+    const p = await host.spawn(['sh', '-c', 'echo ready; sleep 30'], {
+      onLine: (l) => lines.push(l),
+      env: { BENCHGATE_LAUNCH_TOKEN: 'c0ffee42' },
+    });
     expect(p.pid).toBeGreaterThan(0);
     while (!lines.includes('ready')) await new Promise((r) => setTimeout(r, 20));
+    // the launch token a resume checks is read from the remote /proc/<pid>/environ
+    expect(await host.environValue(p.pid, 'BENCHGATE_LAUNCH_TOKEN')).toEqual({
+      kind: 'value',
+      value: 'c0ffee42',
+    });
+    expect(await host.environValue(p.pid, 'BG_NOT_SET_ANYWHERE')).toEqual({ kind: 'absent' });
     await p.kill('SIGTERM');
     await p.exited;
     expect(await host.processInfo(p.pid).then((i) => i?.state ?? 'gone')).toMatch(/gone|Z/);
@@ -116,7 +125,8 @@ describe.skipIf(!sshdAvailable())('SshHost against a real sshd on loopback', () 
     await watch;
     await p.kill('SIGTERM');
     await p.exited;
-    expect(lines).toContain(`key=${secret} weird=a'b $(x)`); // the process got its environment
+    // the process got its environment, and the key it printed is scrubbed from its output (output-sink.ts)
+    expect(lines).toContain(`key=<redacted> weird=a'b $(x)`);
     expect(ran.stdout).toBe(`${secret}\n`);
     expect(seen).toEqual([]);
   });

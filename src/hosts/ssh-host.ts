@@ -6,11 +6,12 @@
 
 import { spawn as spawnChild } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import type {
+  EnvironRead,
   ExecOptions,
   ExecResult,
   ProcessHost,
@@ -18,9 +19,9 @@ import type {
   SpawnedProcess,
   SpawnOptions,
 } from './host.js';
-import { LineSplitter } from './line-splitter.js';
 import { execLocal } from './local-host.js';
-import { listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
+import { openOutputSink } from './output-sink.js';
+import { environEntry, listeningInodes, processInfoFromProc, socketInode } from './proc-parse.js';
 import { shellJoin, shellQuote } from './shell-quote.js';
 
 export interface SshTarget {
@@ -172,6 +173,12 @@ export class SshHost implements ProcessHost {
     return [...pids].sort((a, b) => a - b);
   }
 
+  async environValue(pid: number, name: string): Promise<EnvironRead> {
+    if (!Number.isInteger(pid) || pid <= 0) return { kind: 'unreadable' };
+    const r = await this.exec(['cat', `/proc/${pid}/environ`]);
+    return environEntry(r.code === 0 ? r.stdout : null, name);
+  }
+
   async processInfo(pid: number): Promise<ProcessInfo | null> {
     if (!Number.isInteger(pid) || pid <= 0) return null;
     const sep = `--bg-${randomBytes(8).toString('hex')}--`;
@@ -200,16 +207,14 @@ export class SshHost implements ProcessHost {
     const child = spawnChild('ssh', [...this.baseArgs, 'sh -s'], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.on('error', () => undefined); // ssh that exits at once (unreachable host) reports below
     child.stdin.end(script);
-    const out = opts.outputFile ? createWriteStream(opts.outputFile, { flags: 'a' }) : null;
-    const splitter = opts.onLine ? new LineSplitter(opts.onLine) : null;
+    const out = openOutputSink(argv, opts);
     let stderrText = '';
     const pid = await new Promise<number>((resolve, reject) => {
       let first = '';
       let gotPid = false;
       child.stdout.on('data', (d: Buffer) => {
         if (gotPid) {
-          out?.write(d);
-          splitter?.push(d.toString('utf8'));
+          out.stdout(d.toString('utf8'));
           return;
         }
         first += d.toString('utf8');
@@ -218,15 +223,11 @@ export class SshHost implements ProcessHost {
         gotPid = true;
         resolve(Number(first.slice(0, nl)));
         const rest = first.slice(nl + 1);
-        if (rest) {
-          out?.write(rest);
-          splitter?.push(rest);
-        }
+        if (rest) out.stdout(rest);
       });
       child.stderr.on('data', (d: Buffer) => {
-        stderrText += d.toString('utf8');
-        out?.write(d);
-        splitter?.push(d.toString('utf8'));
+        if (stderrText.length < 64 * 1024) stderrText += d.toString('utf8');
+        out.stderr(d.toString('utf8'));
       });
       child.on('error', (e) =>
         reject(new BenchgateError('BG_E_HOST', `Expected to run ssh; found: ${e.message}.`)),
@@ -238,8 +239,7 @@ export class SshHost implements ProcessHost {
     });
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
       child.on('close', (code, signal) => {
-        splitter?.flush();
-        out?.end();
+        void out.end();
         resolve({ code, signal });
       });
     });

@@ -38,7 +38,7 @@ describe('--kill-leftovers ends only what benchgate launched or the user named',
 
   it('does not trust a recorded PID whose start time differs (the PID was reused by another process)', async () => {
     const { pid, port } = await plainListener();
-    const launched = [{ pid, startTime: '2020-01-01T00:00:00.000Z' }];
+    const launched = [{ pid, startTime: '2020-01-01T00:00:00.000Z', proof: null }];
     const r = await checkLeftovers(host, port, { kill: true, graceMs: 300, launched });
     expect(r.killed).toEqual([]);
     expect(isAlive(pid)).toBe(true);

@@ -1,19 +1,52 @@
 // Before a launch: is the config's port already held (a leftover server from an earlier crash, or a
 // foreign process)? Reports the PIDs with their command lines. With --kill-leftovers it ends only what
-// benchgate itself launched (same PID *and* same process start time as recorded in the matrix state, or
-// a member of that launch's process group started after it) or what the user named by PID; any other
-// process is never signalled, only reported.
+// benchgate itself launched, proven by what a forged state cannot fake: the launch's token in the
+// process's environment (launch-proof.ts), besides the recorded PID and start time (or membership of
+// that launch's process group, started after it); or what the user named by PID. Any other process is
+// never signalled, only reported with why it is not proven.
 
 import { monoNowMs } from '../core/clock.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { type PsRow, readProcessTable } from '../hosts/process-table.js';
+import { tokenProblem } from './launch-proof.js';
 import { type PortHolder, portHolders, processGroupMembers, signalPids, sleep } from './process-table.js';
+import type { ConfigState } from './state.js';
 
 /** A server benchgate launched, as the matrix state records it. */
 export interface RecordedLaunch {
   pid: number;
   /** Process start time (ISO) read right after the launch; null for state files written before it was kept. */
   startTime: string | null;
+  /** Keyed digest of the launch's token; null for state files written before it was kept (nothing is proven). */
+  proof: string | null;
+}
+
+/** The launch a config's state records, if any. */
+export function launchRecordedIn(st: ConfigState): RecordedLaunch | null {
+  return st.lastPid
+    ? { pid: st.lastPid, startTime: st.lastStartTime ?? null, proof: st.lastLaunchProof ?? null }
+    : null;
+}
+
+/**
+ * Why process `p` is not proven to be of one of `launches`, or null when it is: by PID and start time
+ * (or group and a later start, belongsToLaunch) and then by the launch token in its environment.
+ */
+export async function launchProblem(
+  host: ProcessHost,
+  p: { pid: number; pgid: number | null },
+  launches: readonly RecordedLaunch[],
+): Promise<string | null> {
+  const startTime = (await host.processInfo(p.pid).catch(() => null))?.startTime ?? null;
+  const launch = launches.find((l) => belongsToLaunch({ ...p, startTime }, [l]));
+  if (!launch) {
+    const recorded = launches.find((l) => l.pid === p.pid || l.pid === p.pgid);
+    if (recorded?.startTime === null) return 'no start time was recorded for its launch';
+    return recorded
+      ? "its start time is not the recorded launch's (the PID was reused)"
+      : 'benchgate did not launch it';
+  }
+  return tokenProblem(host, p.pid, launch.proof);
 }
 
 export interface LeftoverCheck {
@@ -41,7 +74,7 @@ export interface LeftoverOptions {
  */
 export function belongsToLaunch(
   p: { pid: number; pgid: number | null; startTime: string | null },
-  launches: readonly RecordedLaunch[],
+  launches: readonly Pick<RecordedLaunch, 'pid' | 'startTime'>[],
 ): boolean {
   if (p.startTime === null) return false;
   return launches.some((l) => {
@@ -51,22 +84,25 @@ export function belongsToLaunch(
   });
 }
 
-/** The holders benchgate may end: its own launches and the PIDs the user named. */
-async function killable(host: ProcessHost, holders: PortHolder[], opts: LeftoverOptions): Promise<number[]> {
+/** The holders benchgate may end (its proven launches, the PIDs the user named), and why each other one is not. */
+async function killable(
+  host: ProcessHost,
+  holders: PortHolder[],
+  opts: LeftoverOptions,
+): Promise<{ ours: number[]; why: Map<number, string> }> {
   const named = new Set(opts.userPids ?? []);
   const rows = (await readProcessTable(host, 10_000).catch(() => null)) ?? [];
-  const out: number[] = [];
+  const ours: number[] = [];
+  const why = new Map<number, string>();
   for (const h of holders) {
-    if (named.has(h.pid)) {
-      out.push(h.pid);
-      continue;
-    }
-    const info = await host.processInfo(h.pid).catch(() => null);
     const pgid = rows.find((r) => r.pid === h.pid)?.pgid ?? null;
-    if (belongsToLaunch({ pid: h.pid, pgid, startTime: info?.startTime ?? null }, opts.launched ?? []))
-      out.push(h.pid);
+    const problem = named.has(h.pid)
+      ? null
+      : await launchProblem(host, { pid: h.pid, pgid }, opts.launched ?? []);
+    if (problem === null) ours.push(h.pid);
+    else why.set(h.pid, problem);
   }
-  return out;
+  return { ours, why };
 }
 
 async function waitPortFree(host: ProcessHost, port: number, ms: number): Promise<number[]> {
@@ -86,9 +122,10 @@ export async function checkLeftovers(
 ): Promise<LeftoverCheck> {
   const holders = await portHolders(host, port);
   if (holders.length === 0) return { free: true, holders, killed: [], message: null };
-  const ours = await killable(host, holders, { ...opts, userPids: opts.kill ? opts.userPids : [] });
+  const { ours, why } = await killable(host, holders, { ...opts, userPids: opts.kill ? opts.userPids : [] });
   const describe = (h: PortHolder) =>
     `PID ${h.pid}${ours.includes(h.pid) ? ' (launched by an earlier benchgate run)' : ''} (${h.argv})`;
+  const describeWhy = (h: PortHolder) => `${describe(h)}: ${why.get(h.pid) ?? 'not proven'}`;
   const list = holders.map(describe).join('; ');
   if (!opts.kill) {
     return {
@@ -106,7 +143,7 @@ export async function checkLeftovers(
       holders,
       killed: [],
       message:
-        `port ${port} on ${host.description} is held by ${foreign.map(describe).join('; ')}, which benchgate did not launch; ` +
+        `port ${port} on ${host.description} is held by ${foreign.map(describeWhy).join('; ')}, which benchgate did not launch; ` +
         `not ended. Stop it yourself, or name it: --kill-leftovers ${foreign.map((h) => h.pid).join(',')}.`,
     };
   }
@@ -128,19 +165,20 @@ export async function checkLeftovers(
   };
 }
 
-/** The members of a launch's process group that are provably that launch's (see belongsToLaunch). */
+/** The members of a launch's process group that are provably that launch's (launchProblem), and the others with why. */
 export async function provenMembers(
   host: ProcessHost,
   members: readonly PsRow[],
   launch: RecordedLaunch,
-): Promise<PsRow[]> {
+): Promise<{ ours: PsRow[]; unproven: { row: PsRow; why: string }[] }> {
   const ours: PsRow[] = [];
+  const unproven: { row: PsRow; why: string }[] = [];
   for (const m of members) {
-    const info = await host.processInfo(m.pid).catch(() => null);
-    if (belongsToLaunch({ pid: m.pid, pgid: m.pgid, startTime: info?.startTime ?? null }, [launch]))
-      ours.push(m);
+    const why = await launchProblem(host, m, [launch]);
+    if (why === null) ours.push(m);
+    else unproven.push({ row: m, why });
   }
-  return ours;
+  return { ours, unproven };
 }
 
 /**
@@ -165,14 +203,14 @@ export async function checkPreviousGroup(
       message: `process(es) of the previous launch are still running: ${list}; re-run with --kill-leftovers to end them.`,
     };
   }
-  const ours = (await provenMembers(host, members, previous)).map((m) => m.pid);
-  if (ours.length < members.length) {
+  const proven = await provenMembers(host, members, previous);
+  const ours = proven.ours.map((m) => m.pid);
+  if (proven.unproven.length > 0) {
+    const reasons = proven.unproven.map((u) => `PID ${u.row.pid}: ${u.why}`).join('; ');
     return {
       pids,
       killed: false,
-      message:
-        `process group ${previous.pid} holds ${list}, which benchgate cannot prove it launched ` +
-        `(${previous.startTime === null ? 'no start time was recorded' : 'the PID was reused'}); not ended.`,
+      message: `process group ${previous.pid} holds ${list}, which benchgate cannot prove it launched (${reasons}); not ended.`,
     };
   }
   const survivors = async (): Promise<number[]> =>

@@ -10,7 +10,15 @@ import { duplicateConfigNames, type ResolvedConfig, resolveConfig } from './conf
 import { estimateMatrix, renderPlanPreview } from './estimate.js';
 import { verifyKeptLevels } from './resume-config.js';
 import { isSloSearch, searchCompleted } from './slo-search-stage.js';
-import { decideBeforeLaunch, type MatrixState, newMatrixState, readMatrixState } from './state.js';
+import {
+  decideBeforeLaunch,
+  levelsOutsidePlan,
+  MATRIX_STATE_FILE,
+  type MatrixState,
+  newMatrixState,
+  readMatrixState,
+} from './state.js';
+import { matrixTrials } from './trials.js';
 
 /** The configs to run, resolved; a plan without configs, duplicate names or unknown --only names are errors. */
 export function selectConfigs(
@@ -54,6 +62,12 @@ function matrixIdFor(plan: Plan): string {
   return `${(plan.name ?? 'matrix').replace(/[^\w.-]+/g, '_')}-${stamp}`;
 }
 
+/** How many stored level indices the plan has: its levels over every trial, or an SLO search's probe limit. */
+const storedLevelCount = (plan: Plan): number =>
+  isSloSearch(plan)
+    ? (plan.load.slo_search?.max_probes ?? Number.POSITIVE_INFINITY)
+    : plan.load.levels.length * matrixTrials(plan);
+
 /** A new matrix directory and state, or the --resume one with its kept levels checked against the files. */
 export async function openMatrix(o: {
   plan: Plan;
@@ -77,6 +91,7 @@ export async function openMatrix(o: {
     );
   }
   await mkdir(o.resumeDir, { recursive: true });
+  levelsOutsidePlan(join(o.resumeDir, MATRIX_STATE_FILE), state, storedLevelCount(o.plan));
   // the state file alone is not trusted: a kept level must still have its files
   for (const c of o.configs) {
     const st = state.configs[c.name];

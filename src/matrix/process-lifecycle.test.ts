@@ -124,7 +124,7 @@ describe('leftovers holding the port', () => {
     const c = await toyConfig('ignore-term');
     const s = await launchServer(host, c, dir);
     expect((await untilReady(c, s)).kind).toBe('ready');
-    const launched = [{ pid: s.proc.pid, startTime: s.startTime }];
+    const launched = [{ pid: s.proc.pid, startTime: s.startTime, proof: s.proof }];
     const report = await checkLeftovers(host, c.port, { kill: false, launched });
     expect(report.free).toBe(false);
     expect(report.holders.map((h) => h.pid)).toEqual([s.proc.pid]);
@@ -145,7 +145,7 @@ describe('leftovers of a previous launch that do not hold the port', () => {
     // the server itself dies; its SIGTERM-ignoring child stays behind in the group
     process.kill(s.proc.pid, 'SIGKILL');
     await s.proc.exited;
-    const previous = { pid: s.proc.pid, startTime: s.startTime };
+    const previous = { pid: s.proc.pid, startTime: s.startTime, proof: s.proof };
     const seen = await checkPreviousGroup(host, previous, { kill: false });
     expect(seen.pids.length).toBe(1);
     expect(seen.message).toContain('toy-child-marker');

@@ -4,15 +4,16 @@
 // So every config's recorded launch is looked for first: with --kill-leftovers its processes (proven
 // ours by PID and start time) are ended; without it the resume stops before launching anything,
 // naming them. A config cut off during its clean-up had already decided to end them: they are ended
-// with or without the flag, finishing that tear-down. Processes benchgate cannot prove it launched are
-// left to each config's own check.
+// with or without the flag, finishing that tear-down. Only processes proven to be the recorded launch
+// (its token in their environment, leftovers.ts launchProblem) count: the others are never signalled,
+// the log names them with why, and each config's own check reports them again at its turn.
 
 import { BenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import type { ResolvedConfig } from './config-plan.js';
 import type { MatrixContext } from './config-run.js';
 import { CONFIG_STAGES } from './config-stages.js';
-import { checkPreviousGroup, provenMembers, type RecordedLaunch } from './leftovers.js';
+import { checkPreviousGroup, launchRecordedIn, provenMembers, type RecordedLaunch } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 
 /** The clean-up stages (tear down, GPU release, assemble): a config cut off in one was ending its server. */
@@ -33,12 +34,16 @@ interface Survivors {
 async function survivorsOf(m: MatrixContext, config: ResolvedConfig): Promise<Survivors | null> {
   const st = m.state.configs[config.name];
   if (!st?.lastPid) return null;
-  const launch: RecordedLaunch = { pid: st.lastPid, startTime: st.lastStartTime ?? null };
+  const launch = launchRecordedIn(st) as RecordedLaunch;
   // the host cannot be reached now: the config's own stages say so at its turn
   const host = await m.openHostFn(config.hostSpec).catch(() => null);
   if (!host) return null;
   const members = await processGroupMembers(host, launch.pid).catch(() => []);
-  const ours = await provenMembers(host, members, launch);
+  const { ours, unproven } = await provenMembers(host, members, launch);
+  for (const u of unproven)
+    m.log(
+      `  ${config.name}: PID ${u.row.pid} (${u.row.args.slice(0, 120)}) is in the recorded launch's process group, but benchgate cannot prove it launched it (${u.why}); not signalled.`,
+    );
   if (ours.length === 0) {
     await host.close().catch(() => undefined);
     return null;

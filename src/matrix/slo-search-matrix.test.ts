@@ -3,7 +3,7 @@
 // slo-search.json, the comparison leads with the found loads; an unfinished search is re-run from the
 // start on --resume while a completed one is kept.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { defaultStages } from './default-stages.js';
 import { freeLoopbackPorts } from './free-port.js';
 import { renderMatrixSummary } from './render-summary.js';
 import { runMatrix } from './run-matrix.js';
-import { MATRIX_STATE_FILE, readMatrixState } from './state.js';
+import { readMatrixState, writeMatrixState } from './state.js';
 import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
 
 let out: string;
@@ -76,7 +76,7 @@ describe('the matrix with load.kind slo_search', () => {
     const state = await readMatrixState(result.matrixDir);
     state!.configs.other.status = 'running';
     state!.configs.other.searchCompleted = false;
-    await writeFile(join(result.matrixDir, MATRIX_STATE_FILE), JSON.stringify(state));
+    await writeMatrixState(result.matrixDir, state!);
     const again: string[] = [];
     const resumed = await runMatrix({
       plan,

@@ -9,14 +9,14 @@ import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
 import { type ConfigRun, codeOf, fail } from './config-run.js';
 import { launchServer, SERVER_OUTPUT_FILE } from './launch.js';
 import { trackLaunched } from './launched-servers.js';
-import { checkLeftovers, checkPreviousGroup, type RecordedLaunch } from './leftovers.js';
+import { checkLeftovers, checkPreviousGroup, launchRecordedIn, type RecordedLaunch } from './leftovers.js';
 import { processGroupMembers } from './process-table.js';
 import { notReadyFailure } from './ready-failure.js';
 import { waitForReady } from './wait-ready.js';
 
 /** The launch the state recorded for this config, if any. */
 export function recordedLaunch(r: ConfigRun): RecordedLaunch | null {
-  return r.st.lastPid ? { pid: r.st.lastPid, startTime: r.st.lastStartTime ?? null } : null;
+  return launchRecordedIn(r.st);
 }
 
 /** A value an earlier stage of the table provides (a missing one is a bug in the table's order). */
@@ -85,6 +85,7 @@ export async function launch(r: ConfigRun): Promise<void> {
   trackLaunched(r.server.proc);
   r.st.lastPid = r.server.proc.pid;
   r.st.lastStartTime = r.server.startTime;
+  r.st.lastLaunchProof = r.server.proof;
   await m.save();
 }
 

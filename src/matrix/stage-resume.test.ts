@@ -4,7 +4,7 @@
 // state file of the earlier schema (/1) still resumes, and a kept level whose files are gone is re-run.
 // With load.trials: 2, an interrupt or a kill in round 2 resumes at that config, trial and stage.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,9 @@ import type { Plan } from '../plan/schema.js';
 import { CONFIG_STAGES } from './config-stages.js';
 import { defaultStages } from './default-stages.js';
 import { freeLoopbackPorts } from './free-port.js';
+import { LAUNCH_TOKEN_ENV, newLaunchToken } from './launch-proof.js';
 import { runMatrix } from './run-matrix.js';
-import { MATRIX_STATE_FILE, type MatrixState, readMatrixState } from './state.js';
+import { type MatrixState, readMatrixState, writeMatrixState } from './state.js';
 import { pidsWithMarker, simConfig, testPlan, uniqueMarker } from './test-support/matrix-fixtures.js';
 
 const trialsOf = async (configDir: string): Promise<(number | undefined)[]> => {
@@ -87,7 +88,7 @@ async function cutOff(matrixDir: string, edit: (s: MatrixState, raw: Record<stri
   const s = (await readMatrixState(matrixDir)) as MatrixState;
   const raw = s as unknown as Record<string, unknown>;
   edit(s, raw);
-  await writeFile(join(matrixDir, MATRIX_STATE_FILE), JSON.stringify(s));
+  await writeMatrixState(matrixDir, s);
 }
 
 const WORK_STAGES = CONFIG_STAGES.filter((s) => !s.always).map((s) => s.name);
@@ -132,10 +133,13 @@ describe('--resume re-enters a config at a stage by name', () => {
     const dir = first.result.matrixDir;
     const host = await openHost('local');
     for (const stage of CLEANUP_STAGES) {
-      // cut off during tear-down, a process of the launch survives: the resumed tear-down ends it
+      // cut off during tear-down, a process of the launch (its token in its environment) survives: the resumed tear-down ends it
+      const launch = newLaunchToken();
       const survivor =
         stage === 'teardown'
-          ? await host.spawn([process.execPath, '-e', 'setInterval(() => {}, 1000)', marker], {})
+          ? await host.spawn([process.execPath, '-e', 'setInterval(() => {}, 1000)', marker], {
+              env: { [LAUNCH_TOKEN_ENV]: launch.token },
+            })
           : null;
       const startTime = survivor ? ((await host.processInfo(survivor.pid))?.startTime ?? null) : null;
       await cutOff(dir, (s) => {
@@ -146,6 +150,7 @@ describe('--resume re-enters a config at a stage by name', () => {
         if (survivor) {
           a.lastPid = survivor.pid;
           a.lastStartTime = startTime;
+          a.lastLaunchProof = launch.proof;
         }
       });
       await rm(join(dir, 'a', 'summary.json'));

@@ -1,7 +1,7 @@
 // The clean-up stages, run whatever happened before them: the server torn down the way the plan says
 // (escalating to SIGKILL on its process group, then verified: port free, nothing of the group left),
 // then its GPUs checked for release. Re-entered on --resume after a kill during clean-up, they finish
-// the job on the launch the state recorded: its surviving processes (proven by PID and start time)
+// the job on the launch the state recorded: its surviving processes (proven by PID, start time and launch token)
 // are ended, the port checked, the GPUs checked for release.
 
 import { isBenchgateError } from '../core/errors.js';

@@ -1,8 +1,9 @@
 // The matrix state file (<matrix-dir>/matrix-state.json): which levels (of which trial) of which config
 // completed under which fingerprint, and which stage of each config ran last in which trial with what
 // outcome (so --resume re-enters a config at a stage by name, in its round). Written atomically after
-// every step so `kill -9` at any moment leaves a usable file. Files of the earlier schema (/1, without
-// stage records) are read and resumed too.
+// every step so `kill -9` at any moment leaves a usable file. Signed with this user's key and kept
+// private (state-integrity.ts): an unsigned, altered or foreign file is refused. Files of the earlier
+// schema (/1, without stage records) are read and resumed too when signed.
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { BenchgateError, type ErrorCode } from '../core/errors.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import { writeJsonAtomic } from '../results/run-store.js';
 import { sha256Hex } from './config-plan.js';
+import { checkStateFileOwner, keepPrivate, signed, verifiedContent } from './state-integrity.js';
 
 export const MATRIX_STATE_FILE = 'matrix-state.json';
 
@@ -43,6 +45,8 @@ export interface ConfigState {
   lastPid: number | null;
   /** Start time (ISO) of that launch's process: a PID alone may have been reused by a stranger. */
   lastStartTime?: string | null;
+  /** Keyed digest of that launch's token (matrix/launch-proof.ts): what proves a live process is that launch. */
+  lastLaunchProof?: string | null;
   failure: ConfigFailure | null;
   /** Levels thrown away because the configuration changed (kept on disk under superseded/). */
   supersededRuns: string[];
@@ -99,6 +103,7 @@ export async function readMatrixState(dir: string): Promise<MatrixState | null> 
       `could not read ${join(dir, MATRIX_STATE_FILE)}: ${(e as Error).message}.`,
     );
   }
+  checkStateFileOwner(join(dir, MATRIX_STATE_FILE));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -111,9 +116,9 @@ export async function readMatrixState(dir: string): Promise<MatrixState | null> 
   return checkedState(parsed, join(dir, MATRIX_STATE_FILE));
 }
 
-/** The state in `parsed`, of a readable schema, its configs' fields checked (a clear error naming the first bad one). */
+/** The state in `parsed`, of a readable schema, signed by this user, its configs' fields checked (a clear error naming the first bad one). */
 function checkedState(parsed: unknown, file: string): MatrixState {
-  const s = parsed as MatrixState;
+  let s = parsed as MatrixState;
   const schema = (parsed as { schema?: unknown } | null)?.schema;
   if (
     typeof schema !== 'string' ||
@@ -126,6 +131,7 @@ function checkedState(parsed: unknown, file: string): MatrixState {
       `${file} is not a benchgate matrix state file this version reads (expected schema ${READABLE_SCHEMAS.map((x) => `"${x}"`).join(' or ')}; found ${typeof schema === 'string' ? `"${schema}"` : 'none'}).`,
     );
   }
+  s = verifiedContent(file, parsed as Record<string, unknown>) as unknown as MatrixState;
   for (const [name, c] of Object.entries(s.configs)) {
     const bad = configStateProblem(c);
     if (bad)
@@ -148,8 +154,10 @@ function configStateProblem(c: unknown): string | null {
   const x = c as Partial<ConfigState> | null;
   if (typeof x !== 'object' || x === null) return 'is not an object';
   if (typeof x.launchFingerprint !== 'string') return 'has no launchFingerprint';
-  if (!Array.isArray(x.completedLevels) || !x.completedLevels.every((i) => Number.isInteger(i) && i >= 0))
+  if (!Array.isArray(x.completedLevels) || !x.completedLevels.every((i) => Number.isSafeInteger(i) && i >= 0))
     return 'has no list of completed level indices (completedLevels)';
+  if (new Set(x.completedLevels).size < x.completedLevels.length)
+    return 'lists a completed level index more than once (completedLevels)';
   if (!['pending', 'running', 'completed', 'failed', 'skipped'].includes(x.status as string))
     return `has an unknown status ${JSON.stringify(x.status)}`;
   if (x.lastPid !== null && x.lastPid !== undefined && !Number.isInteger(x.lastPid))
@@ -163,7 +171,8 @@ function configStateProblem(c: unknown): string | null {
 export async function writeMatrixState(dir: string, state: MatrixState): Promise<void> {
   await mkdir(dir, { recursive: true });
   state.updatedAt = new Date().toISOString();
-  writeJsonAtomic(join(dir, MATRIX_STATE_FILE), state); // a full disk: BG_E_DISK naming the file, no temp left
+  writeJsonAtomic(join(dir, MATRIX_STATE_FILE), signed(state)); // a full disk: BG_E_DISK naming the file, no temp left
+  keepPrivate(join(dir, MATRIX_STATE_FILE));
 }
 
 /**
@@ -176,6 +185,21 @@ export function verifiedConfigHash(target: VerifiedTarget): string {
   return sha256Hex(
     canonicalJson({ engine: target.engine, version: target.engineVersion, model: target.model, values }),
   );
+}
+
+/**
+ * A config entry's completed level indices outside the plan's stored indices (`count`: levels × trials,
+ * or max_probes for an SLO search) make the file unresumable: it was not written for this plan.
+ */
+export function levelsOutsidePlan(file: string, state: MatrixState, count: number): void {
+  for (const [name, c] of Object.entries(state.configs)) {
+    const outside = c.completedLevels.filter((i) => i >= count);
+    if (outside.length > 0)
+      throw new BenchgateError(
+        'BG_E_RUN_DIR',
+        `${file}: config "${name}" records completed level index ${outside.join(', ')}, but the plan stores indices 0 to ${count - 1}; the file cannot be resumed with this plan (start a new matrix, or restore the file).`,
+      );
+  }
 }
 
 export type ResumeDecision =
