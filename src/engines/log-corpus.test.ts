@@ -73,6 +73,15 @@ const CASES: LogCase[] = [
     failedStart: { line: 3, contains: 'Scheduler hit an exception' },
   },
   {
+    // a start-up warning that merely mentions CUDA errors, on two starts that reached their ready line
+    file: 'paste-sglang-context-length-warning-two-starts.txt',
+    adapter: sglangAdapter,
+    facts: { context_length: 131072, served_model_name: 'qwen-small' },
+    ready: 14,
+    failedStart: null,
+    crashes: 0,
+  },
+  {
     file: 'sglang-cuda-oom.txt',
     adapter: sglangAdapter,
     ready: null,
