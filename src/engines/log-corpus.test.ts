@@ -82,6 +82,22 @@ const CASES: LogCase[] = [
     crashes: 0,
   },
   {
+    // docker compose logs: `llm0-1  | ` (coloured) before every line, the OOM inside a scheduler traceback
+    file: 'paste-compose-sglang-cuda-oom.txt',
+    adapter: sglangAdapter,
+    facts: { served_model_name: 'llama-8b', tp_size: 1 },
+    ready: null,
+    failedStart: { line: 4, contains: 'torch.OutOfMemoryError: CUDA out of memory' },
+  },
+  {
+    // kubectl logs --prefix: `[pod/<pod>/<container>] ` before every line
+    file: 'paste-kubectl-prefix-vllm-oom.txt',
+    adapter: vllmAdapter,
+    facts: { tp_size: 2, context_length: 32768, engine_version: '0.11.2' },
+    ready: null,
+    failedStart: { line: 4, contains: 'CUDA out of memory' },
+  },
+  {
     file: 'sglang-cuda-oom.txt',
     adapter: sglangAdapter,
     ready: null,
