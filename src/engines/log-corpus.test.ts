@@ -98,6 +98,33 @@ const CASES: LogCase[] = [
     failedStart: { line: 4, contains: 'CUDA out of memory' },
   },
   {
+    // warnings stating an effective setting, in a paste without the ServerArgs line (2026 wording)
+    file: 'paste-sglang-effective-setting-warnings.txt',
+    adapter: sglangAdapter,
+    facts: {
+      overlap_schedule: false,
+      'sglang.enable_mixed_chunk': false,
+      'sglang.chunked_prefill_size': 1024,
+    },
+    ready: 6,
+  },
+  {
+    // the 2025 wordings: "The chunked prefill size is adjusted to N to avoid …", ngram's combined line
+    file: 'paste-sglang-2025-dp-attention-chunk-adjusted.txt',
+    adapter: sglangAdapter,
+    facts: {
+      overlap_schedule: false,
+      'sglang.enable_mixed_chunk': false,
+      'sglang.chunked_prefill_size': 4096,
+    },
+  },
+  {
+    // the line cut inside the adjusted value: not read
+    file: 'paste-sglang-chunk-adjusted-cut.txt',
+    adapter: sglangAdapter,
+    unknown: ['sglang.chunked_prefill_size'],
+  },
+  {
     file: 'sglang-cuda-oom.txt',
     adapter: sglangAdapter,
     ready: null,
