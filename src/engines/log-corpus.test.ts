@@ -125,6 +125,14 @@ const CASES: LogCase[] = [
     unknown: ['sglang.chunked_prefill_size'],
   },
   {
+    // journalctl -u vllm: `Dec 06 01:58:10 host vllm[41877]: ` before every line
+    file: 'paste-journalctl-vllm-oom.txt',
+    adapter: vllmAdapter,
+    facts: { tp_size: 4, context_length: 40960, engine_version: '0.11.2' },
+    ready: null,
+    failedStart: { line: 3, contains: 'CUDA out of memory' },
+  },
+  {
     file: 'sglang-cuda-oom.txt',
     adapter: sglangAdapter,
     ready: null,

@@ -1,6 +1,6 @@
 // The sources of a log collected by a container tool, which puts its own prefix before every line:
 // docker compose (`llm0-1  | `, v1 `llm0_1  | `), kubectl logs --prefix (`[pod/name/container] `, and
-// `pod/name ` as pasted). One consistent prefix is stripped; two interleaved prefixes are two logs,
+// `pod/name ` as pasted), journalctl (`Dec 06 02:15:15 host vllm[4242]: `). One consistent prefix is stripped; two interleaved prefixes are two logs,
 // each read on its own with the other's lines blanked, so every line keeps its number in the file.
 
 /** One server's lines of a collected log; `name` null when the log carries no source prefix. */
@@ -15,6 +15,10 @@ const SOURCE_PREFIXES: readonly RegExp[] = [
   // kubectl logs --prefix: `[pod/<pod>/<container>] `
   /^\[(pod\/[^\]\s]{1,300})\](?: |$)/,
   /^(pod\/[a-z0-9][a-z0-9.-]{0,252}) /,
+  // journalctl (short and short-iso): `Dec 06 02:15:15 gpu-host vllm[4242]: `; the source is the host:
+  // a unit's journal holds systemd's lines about it (`systemd[1]: vllm.service: Main process exited`)
+  // and a restart changes the PID
+  /^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[+-]\d{4}|Z)) ([\w.-]{1,64}) [\w.@/-]{1,64}(?:\[\d{1,10}\])?: /,
 ];
 
 /** Share of non-empty lines that must carry a prefix for the log to be read as collected. */
