@@ -41,14 +41,25 @@ export async function gpuProcesses(ctx: CheckContext): Promise<ComputeApp[] | st
 }
 
 /**
- * The processes outside `tree` holding a GPU the server uses (every GPU when the server's are not
- * known: no server, or nvidia-smi does not show its processes), each with the GPUs it holds.
+ * The processes outside the server's tree holding a GPU the server uses (every GPU when nvidia-smi
+ * shows none of the server's), each with the GPUs it holds; or why they cannot be told apart: the
+ * server process is unknown, or nvidia-smi lists PIDs this host's `ps` does not show (another PID
+ * namespace, where the server's own processes would pass for strangers).
  */
-export function gpuHolders(apps: readonly ComputeApp[], tree: ReadonlySet<number>): Map<number, string[]> {
+export function gpuHolders(
+  apps: readonly ComputeApp[],
+  rows: readonly PsRow[],
+  tree: ReadonlySet<number> | null,
+): Map<number, string[]> | string {
+  if (tree === null) return 'the server process is unknown';
+  const visible = new Set(rows.map((r) => r.pid));
   const serverGpus = new Set(apps.filter((a) => tree.has(a.pid)).map(gpuLabel));
+  if (serverGpus.size === 0 && apps.some((a) => !visible.has(a.pid)))
+    return "nvidia-smi lists PIDs this host's ps does not show (another PID namespace)";
   const out = new Map<number, string[]>();
   for (const a of apps) {
-    if (tree.has(a.pid) || (serverGpus.size > 0 && !serverGpus.has(gpuLabel(a)))) continue;
+    if (tree.has(a.pid) || !visible.has(a.pid)) continue;
+    if (serverGpus.size > 0 && !serverGpus.has(gpuLabel(a))) continue;
     out.set(a.pid, [...(out.get(a.pid) ?? []), gpuLabel(a)]);
   }
   return out;
@@ -68,5 +79,5 @@ export async function describeStray(ctx: CheckContext, row: PsRow, why: string):
   const started = info?.startTime ? Date.parse(info.startTime) : Number.NaN;
   const age = Number.isFinite(started) ? `up ${ageText((Date.now() - started) / 1000)}` : 'age unknown';
   const name = row.args.trim().slice(0, 80);
-  return `PID ${row.pid} (${name}, state ${row.stat}, parent ${row.ppid}, ${age}) ${why}`;
+  return `PID ${row.pid} (${name}, state ${row.stat}, parent ${row.ppid}, ${age})${why ? ` ${why}` : ''}`;
 }

@@ -133,7 +133,6 @@ describe('engine processes and GPU holders outside the server tree', () => {
         `${process.pid}, ${GPU0}, 39870, node`,
         `${holder}, ${GPU0}, 70211, python3`,
         `${elsewhere}, ${GPU1}, 1024, python3`,
-        `999999, ${GPU0}, 512, python3`,
       ].join('\n'),
     )}:${originalPath}`;
     const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
@@ -146,8 +145,16 @@ describe('engine processes and GPU holders outside the server tree', () => {
     expect(f.found).toMatch(
       new RegExp(`PID ${holder} \\(.*state \\w+, parent \\d+, up \\d+s\\) holds ${GPU0}`),
     );
-    expect(f.found).toContain(`PID 999999 (not in this host's process table) holds ${GPU0}`);
     expect(f.found).not.toContain(`PID ${elsewhere} (`);
+  });
+
+  it('does not judge GPU holders when nvidia-smi shows PIDs of another namespace and none of the server', async () => {
+    process.env.PATH = `${stubNvidiaSmi(`999999, ${GPU0}, 70211, python3`)}:${originalPath}`;
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    ctx.server = await host.processInfo(process.pid);
+    const [f] = await checkLeftovers(ctx);
+    expect(f.found).not.toContain('PID 999999');
+    expect(f.found).toContain("GPU holders not checked: nvidia-smi lists PIDs this host's ps does not show");
   });
 });
 

@@ -70,8 +70,10 @@ interface Strays {
   leftovers: string[];
   /** Other servers' own processes (another server may rightly run on the host): each warns. */
   otherServers: string[];
+  /** How many other servers' processes run (only the first few are described). */
+  otherCount: number;
   evidence: Finding['evidence'];
-  /** Why nvidia-smi's process list was not read, or null. */
+  /** Why GPU holders were not judged, or null. */
   gpuGap: string | null;
 }
 
@@ -79,12 +81,16 @@ interface Strays {
  * The engine processes outside the server's tree: workers whose server is gone and processes holding
  * the server's GPUs (leftovers), and other servers' processes; each with PID, state, parent and age.
  */
-async function engineStrays(ctx: CheckContext, rows: PsRow[], tree: ReadonlySet<number>): Promise<Strays> {
+async function engineStrays(
+  ctx: CheckContext,
+  rows: PsRow[],
+  tree: ReadonlySet<number> | null,
+): Promise<Strays> {
   const apps = await gpuProcesses(ctx);
-  const holders = typeof apps === 'string' ? new Map<number, string[]>() : gpuHolders(apps, tree);
-  const outside = rows.filter((r) => !tree.has(r.pid));
+  const holders = typeof apps === 'string' ? apps : gpuHolders(apps, rows, tree);
+  const outside = rows.filter((r) => !tree?.has(r.pid));
   const why = (r: PsRow): string | null => {
-    const gpus = holders.get(r.pid);
+    const gpus = typeof holders === 'string' ? undefined : holders.get(r.pid);
     if (gpus) return `holds ${gpus.join(', ')}`;
     if (isEngineWorker(r.args) && isOrphaned(rows, r, isServerCommand))
       return 'an engine worker whose server is gone';
@@ -94,8 +100,6 @@ async function engineStrays(ctx: CheckContext, rows: PsRow[], tree: ReadonlySet<
     const w = why(r);
     return w ? [{ r, w }] : [];
   });
-  // a GPU holder ps does not show (another PID namespace) is still named
-  const unseen = [...holders].filter(([pid]) => !rows.some((r) => r.pid === pid));
   const servers = outside.filter(
     (r) => isServerCommand(r.args) && !r.stat.startsWith('Z') && !leftovers.some((l) => l.r === r),
   );
@@ -103,17 +107,16 @@ async function engineStrays(ctx: CheckContext, rows: PsRow[], tree: ReadonlySet<
   return {
     leftovers: [
       ...(await Promise.all(leftovers.slice(0, MAX_DESCRIBED).map((l) => describeStray(ctx, l.r, l.w)))),
-      ...unseen.map(
-        ([pid, gpus]) => `PID ${pid} (not in this host's process table) holds ${gpus.join(', ')}`,
-      ),
+      ...(leftovers.length > MAX_DESCRIBED ? [`and ${leftovers.length - MAX_DESCRIBED} more`] : []),
     ],
     otherServers: await Promise.all(servers.slice(0, MAX_DESCRIBED).map((r) => describeStray(ctx, r, ''))),
+    otherCount: servers.length,
     evidence: shown.map((r) => ({
       source: 'process',
       where: `/proc/${r.pid}/cmdline`,
       excerpt: excerpt(r.args),
     })),
-    gpuGap: typeof apps === 'string' ? apps : null,
+    gpuGap: typeof holders === 'string' ? holders : null,
   };
 }
 
@@ -154,7 +157,7 @@ export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
     for (const z of zombies.slice(0, 5))
       evidence.push({ source: 'process', where: `/proc/${z.pid}/stat`, excerpt: `${z.stat} ${z.args}` });
   }
-  const strays = await engineStrays(ctx, rows, tree);
+  const strays = await engineStrays(ctx, rows, server ? tree : null);
   if (strays.leftovers.length > 0) {
     status = 'fail';
     problems.push(
@@ -164,17 +167,20 @@ export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
   if (strays.otherServers.length > 0) {
     if (status === 'pass') status = 'warn';
     problems.push(
-      `${strays.otherServers.length} other inference server process(es) running: ${strays.otherServers.join('; ')}`,
+      `${strays.otherCount} other inference server process(es) running: ${strays.otherServers.join('; ')}`,
     );
   }
   evidence.push(...strays.evidence);
   return [
     finding('leftovers', title, status, {
       required: status === 'fail',
-      found:
+      found: `${
         problems.length > 0
           ? problems.join('; ')
-          : `${server ? `server tree has ${tree.size} process(es), no strays` : 'no other inference servers'}${strays.gpuGap ? ` (GPU holders not checked: ${strays.gpuGap})` : ''}`,
+          : server
+            ? `server tree has ${tree.size} process(es), no strays`
+            : 'no other inference servers'
+      }${strays.gpuGap ? ` (GPU holders not checked: ${strays.gpuGap})` : ''}`,
       evidence,
       hint:
         problems.length > 0 ? 'Stop leftover processes from earlier runs before benchmarking.' : undefined,
