@@ -130,6 +130,12 @@ describe('benchgate check reads real-world logs', () => {
     expect(r.by('log.0.1.fresh')?.evidence[0].where).toMatch(/\[llm1-1\]:2$/);
   });
 
+  it("judges the engine's service of a compose log and not its proxy's access log", async () => {
+    const r = await run('paste-compose-vllm-and-nginx.txt', null);
+    expect(r.findings.filter((f) => f.id.startsWith('log.0.0.'))).toEqual([]);
+    expect(r.by('log.0.1.start')?.found).toMatch(/line 5: .*EngineCore failed to start.*CUDA out of memory/);
+  });
+
   it.each([
     ['empty.log', '', /unreadable: the file is empty/],
     [

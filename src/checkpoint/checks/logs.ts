@@ -3,7 +3,13 @@
 
 import { describeNoValue, excerptOf } from '../../core/read-result.js';
 import { logSources } from '../../engines/log-sources.js';
-import { hasNoLogRecords, type LogLine, readLogLines, stripAnsi } from '../../engines/logtext.js';
+import {
+  hasNoLogRecords,
+  type LogLine,
+  logicalLines,
+  readLogLines,
+  stripAnsi,
+} from '../../engines/logtext.js';
 import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
@@ -220,12 +226,16 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
     }
     const sources = logSources(stripAnsi(text));
     if (sources.length === 1) out.push(...(await judgeLog(ctx, id, spec, text, spec.path)));
-    // a collected log of several servers (compose, kubectl --prefix) is several logs, each judged alone
-    else
-      for (const [k, source] of sources.entries()) {
+    // a collected log of several services (compose, kubectl --prefix) is several logs, each judged
+    // alone; a service that writes no log record (a proxy's access log, a sidecar) is no server's log
+    else {
+      const logs = sources.filter((x) => !hasNoLogRecords(logicalLines(x.text)));
+      for (const source of logs.length > 0 ? logs : sources) {
         const label = { ...spec, path: `${spec.path} [${source.name}]` };
+        const k = sources.indexOf(source);
         out.push(...(await judgeLog(ctx, `${id}.${k}`, label, source.text, spec.path)));
       }
+    }
   }
   return out;
 }
