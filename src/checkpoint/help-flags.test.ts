@@ -240,6 +240,8 @@ describe('readRejections', () => {
     ['argparse-rejected-after-echo.txt', 'unknown-flag', ['--served-model-name', '--tokenizer']],
     ['argparse-invalid-choice.txt', 'bad-value', ['--backend']],
     ['argparse-expected-one-argument.txt', 'bad-value', ['--base-url']],
+    ['argparse-subcommand-invalid-choice.txt', 'bad-value', ['--backend']],
+    ['argparse-module-prog-invalid-choice-py312.txt', 'bad-value', ['--dataset-name']],
     ['argparse-not-allowed-with.txt', 'conflict', ['--no-stream', '--stream']],
     ['argparse-ambiguous.txt', 'ambiguous', ['--max']],
     ['click-84-missing-option.txt', 'missing-required', ['--base-url']],
@@ -263,6 +265,19 @@ describe('readRejections', () => {
     expect(readRejections(help(file)).map((r) => ({ kind: r.kind, flags: r.flags }))).toEqual([
       { kind, flags },
     ]);
+  });
+
+  it.each([
+    [
+      'argparse-invalid-choice.txt',
+      "refused the value 'tgi' of --backend (choose from sglang, vllm, trt; bench_serving.py: error: argument --backend: invalid choice: 'tgi' (choose from 'sglang', 'vllm', 'trt'))",
+    ],
+    [
+      'argparse-module-prog-invalid-choice-py312.txt',
+      "refused the value 'randm' of --dataset-name (choose from sharegpt, random, generated-shared-prefix; python3 -m sglang.bench_serving: error: argument --dataset-name: invalid choice: 'randm' (choose from sharegpt, random, generated-shared-prefix))",
+    ],
+  ])('names the flag, the value and the choices of an invalid choice (%s)', (file, text) => {
+    expect(readRejections(help(file)).map(describeRefusal)).toEqual([text]);
   });
 
   it('says a missing required argument is one the tool accepts but needs, and a rejection is a rejection', () => {

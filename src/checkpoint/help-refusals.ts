@@ -13,7 +13,18 @@ export interface Rejection {
   kind: RefusalKind;
   flags: string[];
   line: string;
+  /** A refused value as the tool quoted it (argparse's invalid choice or type). */
+  value?: string;
+  /** The values the tool would take (argparse's `choose from …`). */
+  choices?: string[];
 }
+
+/**
+ * argparse's `{prog}: error: ` where prog is whatever the tool was started as: a script
+ * (`bench_serving.py`), a subcommand (`vllm bench serve`), a module (`python3 -m sglang.bench_serving`).
+ */
+const ARGPARSE = String.raw`^(?:\S+(?: \S+){0,5}: )?error: `;
+const argparse = (rest: string) => new RegExp(ARGPARSE + rest);
 
 const FLAG = /(?:^|[\s,[|(/])(--?[A-Za-z][\w-]*)/g;
 
@@ -45,27 +56,19 @@ type Pattern = [RefusalKind, RegExp, (m: RegExpExecArray) => string[]];
 /** What each library prints when it refuses; each returns the flags it names. */
 const REFUSALS: Pattern[] = [
   // argparse
-  ['unknown-flag', /^(?:\S+(?: [\w-]+)?: )?error: unrecognized arguments?: (.+)$/, (m) => flagTokens(m[1])],
-  [
-    'ambiguous',
-    /^(?:\S+(?: [\w-]+)?: )?error: ambiguous option: (\S+) could match/,
-    (m) => [m[1].replace(/=.*$/, '')],
-  ],
+  ['unknown-flag', argparse('unrecognized arguments?: (.+)$'), (m) => flagTokens(m[1])],
+  ['ambiguous', argparse(String.raw`ambiguous option: (\S+) could match`), (m) => [m[1].replace(/=.*$/, '')]],
   [
     'conflict',
-    /^(?:\S+(?: [\w-]+)?: )?error: argument (\S+): not allowed with argument (\S+)/,
+    argparse(String.raw`argument (\S+): not allowed with argument (\S+)`),
     (m) => [quoted(m[1]), quoted(m[2])],
   ],
   [
     'bad-value',
-    /^(?:\S+(?: [\w-]+)?: )?error: argument (\S+): (?:invalid|expected|ignored)/,
+    argparse(String.raw`argument (\S+): (?:invalid|expected|ignored)`),
     (m) => [firstLong(m[1].replace(/\//g, ' '))],
   ],
-  [
-    'missing-required',
-    /^(?:\S+(?: [\w-]+)?: )?error: the following arguments are required: (.+)$/,
-    (m) => requiredNames(m[1]),
-  ],
+  ['missing-required', argparse('the following arguments are required: (.+)$'), (m) => requiredNames(m[1])],
   // click (8.0–8.1 and 8.2+ spellings) and typer's boxed errors
   [
     'unknown-flag',
@@ -134,11 +137,24 @@ const afterValueError = (r: Rejection, previous: string | null): boolean =>
 /** True when a refusal lists its flags on the lines after it (clap's required arguments). */
 const listsBelow = (r: Rejection) => r.kind === 'missing-required' && /not provided:?$/.test(r.line);
 
+/**
+ * The value argparse refused and the choices it offers: `invalid choice: 'x' (choose from 'a', 'b')`
+ * (3.12.8+ and 3.13 print the choices unquoted), `invalid int value: 'x'`.
+ */
+function refusedValue(line: string): Pick<Rejection, 'value' | 'choices'> {
+  const m = /: invalid (?:choice|\w+ value): '([^']{0,200})'(?: \(choose from ([^)]{0,2000})\))?/.exec(line);
+  if (!m) return {};
+  if (m[2] === undefined) return { value: m[1] };
+  const choices = m[2].split(/,\s*/).map((c) => c.trim().replace(/^'(.*)'$/, '$1'));
+  return { value: m[1], choices };
+}
+
 /** The refusal a line prints, or null. */
 function refusalOf(line: string): Rejection | null {
   for (const [kind, re, names] of REFUSALS) {
     const m = re.exec(line);
-    if (m) return { kind, flags: names(m).filter((f): f is string => Boolean(f)), line };
+    if (m)
+      return { kind, flags: names(m).filter((f): f is string => Boolean(f)), line, ...refusedValue(line) };
   }
   return null;
 }
@@ -183,8 +199,11 @@ export function describeRefusal(r: Rejection): string {
   switch (r.kind) {
     case 'missing-required':
       return `missing required arguments: ${flags || 'unnamed'} (the tool accepts ${r.flags.length === 1 ? 'the flag' : 'them'} but needs ${r.flags.length === 1 ? 'it' : 'them'}; ${r.line})`;
-    case 'bad-value':
-      return `refused the value of ${flags || 'an argument'} (${r.line})`;
+    case 'bad-value': {
+      const value = r.value === undefined ? 'the value' : `the value '${r.value}'`;
+      const choices = r.choices ? `choose from ${r.choices.join(', ')}; ` : '';
+      return `refused ${value} of ${flags || 'an argument'} (${choices}${r.line})`;
+    }
     case 'ambiguous':
       return `ambiguous ${flags} (${r.line})`;
     case 'conflict':

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReadResult } from '../core/read-result.js';
+import { topologyRule } from './checks/gpu-rules.js';
 import {
   gpuSampleQuery,
   readComputeApps,
@@ -491,6 +492,12 @@ describe('readGpus', () => {
       /only the Processes section/,
     ],
     [
+      'the Processes section without its title line',
+      'nvidia-smi/table-processes-untitled-580.txt',
+      'unknown',
+      /only the Processes section/,
+    ],
+    [
       'a compute-apps CSV',
       'nvidia-smi/query-apps-header-mib.csv',
       'unreadable',
@@ -713,6 +720,14 @@ describe('readComputeApps', () => {
       truncated: /the last line is cut \(2 of 4 cells/,
     },
     {
+      name: 'the Processes section pasted without its title line (580, wide PID column)',
+      file: 'nvidia-smi/table-processes-untitled-580.txt',
+      apps: [
+        { gpuIndex: 0, pid: 1187332, processName: 'python3 -m sglang.launch_server', usedMemoryMiB: 70122 },
+        { gpuIndex: 1, pid: 1187333 },
+      ],
+    },
+    {
       name: 'a table cut after GPU1, before its Processes section',
       file: 'nvidia-smi/table-570-cut-after-gpu1.txt',
       apps: [],
@@ -826,16 +841,40 @@ describe('readTopology', () => {
     expect(old.numaAffinity).toEqual([null, null, null, null]);
   });
 
-  it('says a matrix cut inside a GPU row is unknown (cut), not unreadable and not fewer GPUs', () => {
-    expect(readTopology(fixture('nvidia-smi/topo-8-cut.txt'))).toEqual({
-      kind: 'unknown',
-      reason: 'the topology matrix is cut inside the row of GPU5',
-    });
+  it('keeps the links a matrix cut inside a GPU row showed, and says the rest is unknown (cut)', () => {
+    const t = value(readTopology(fixture('nvidia-smi/topo-8-cut.txt')));
+    expect(t.truncated).toBe('the topology matrix is cut inside the row of GPU5');
+    expect(t.kind).toBe('unknown');
+    expect(t.links[0]).toEqual(['X', 'NV18', 'NV18', 'NV18', 'NV18', 'NV18', 'NV18', 'NV18']);
+    // GPU5's row shows its first three cells (the fourth may be cut); its column, from rows 0-4
+    expect(t.links[5]).toEqual(['NV18', 'NV18', 'NV18', 'NV18', 'NV18', null, null, null]);
+    expect(t.links[6][7]).toBeNull();
     const header = fixture('nvidia-smi/topo-8-check-env-tabs.txt').split('\n').slice(0, 5).join('\n');
-    expect(readTopology(header)).toEqual({
+    const three = value(readTopology(header));
+    expect(three.truncated).toBe('the topology matrix of 8 GPUs is cut after the row of GPU2');
+    expect(three.links[2]).toEqual(['NV18', 'NV18', 'X', 'NV18', 'NV18', 'NV18', 'NV18', 'NV18']);
+    expect(readTopology(header.split('\n').slice(0, 2).join('\n'))).toEqual({
       kind: 'unknown',
-      reason: 'the topology matrix of 8 GPUs is cut after the row of GPU2',
+      reason: 'the topology matrix of 8 GPUs is cut after its header',
     });
+  });
+
+  it('says a cut matrix is mixed when the links it showed already are', () => {
+    const cut = fixture('nvidia-smi/topo-4-nv12-pairs-tabs.txt').split('\n').slice(0, 2).join('\n');
+    const t = value(readTopology(cut));
+    expect(t.truncated).toBe('the topology matrix of 4 GPUs is cut after the row of GPU0');
+    expect(t.kind).toBe('mixed');
+  });
+
+  it('reads the NIC columns of each GPU, by the NIC legend names', () => {
+    const t = value(readTopology(fixture('nvidia-smi/topo-8-check-env-tabs.txt')));
+    expect(t.nics).toEqual(['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']);
+    expect(t.nicLinks[0]).toEqual(['PIX', 'NODE', 'SYS', 'SYS']);
+    expect(t.nicLinks[7]).toEqual(['SYS', 'SYS', 'NODE', 'PIX']);
+    const old = value(readTopology(fixture('nvidia-smi/topo-4-old-mlx-column.txt')));
+    expect(old.nics).toEqual(['mlx5_bond_0']);
+    expect(old.nicLinks.map((r) => r[0])).toEqual(['PHB', 'PHB', 'PIX', 'PIX']);
+    expect(old.truncated).toBeNull();
   });
 
   it.each([...BAD, ['a CSV', fixture('gpus-8-l40s.csv'), /no header row/]] as [string, string, RegExp][])(
@@ -884,5 +923,68 @@ describe('readGpuSampleLine', () => {
       '-lms',
       '250',
     ]);
+  });
+});
+
+describe('topologyRule on a cut matrix', () => {
+  const ev = { source: 'process' as const, where: 'nvidia-smi topo -m', excerpt: '' };
+  it('is unknown when the hidden pairs decide, and fails on a mixed matrix whatever it hid', () => {
+    const cut8 = { result: readTopology(fixture('nvidia-smi/topo-8-cut.txt')), ev };
+    expect(topologyRule(cut8, 'nvlink', true)).toMatchObject({
+      status: 'fail',
+      found: expect.stringContaining('cut inside the row of GPU5'),
+    });
+    expect(topologyRule(cut8, 'nvlink', true).found).not.toMatch(/^nvlink|^unknown$/);
+    const mixed = fixture('nvidia-smi/topo-4-nv12-pairs-tabs.txt').split('\n').slice(0, 2).join('\n');
+    expect(topologyRule({ result: readTopology(mixed), ev }, 'nvlink', true)).toMatchObject({
+      status: 'fail',
+      found: 'mixed (by the links shown; the topology matrix of 4 GPUs is cut after the row of GPU0)',
+    });
+  });
+});
+
+describe('a noheader query CSV read with the invocation that printed it', () => {
+  const gpuQuery = [
+    'nvidia-smi',
+    '--query-gpu=uuid,memory.total,memory.used,index,name',
+    '--format=csv,noheader,nounits',
+  ];
+  it.each([
+    'nvidia-smi/query-gpu-noheader-nounits-asked-order.csv',
+    'nvidia-smi/query-gpu-noheader-units-asked-order.csv',
+  ])('maps the columns of %s to the fields the invocation asked for', (file) => {
+    const inv = value(readGpus(fixture(file), { query: gpuQuery }));
+    expect(inv.count).toBe(2);
+    expect(inv.gpus[0]).toMatchObject({
+      index: 0,
+      name: 'NVIDIA H100 80GB HBM3',
+      uuid: 'GPU-8f6c1b7e-3a51-4f0e-9c43-2b1d6e9a7f10',
+      memoryTotalMiB: 81559,
+      memoryUsedMiB: 70211,
+    });
+    // without the invocation, memory is never guessed from position
+    expect(value(readGpus(fixture(file))).gpus[0].memoryUsedMiB).toBeNull();
+  });
+
+  it('maps a compute-apps CSV in the order its invocation asked for', () => {
+    const query = [
+      'nvidia-smi',
+      '--query-compute-apps=used_memory,pid,gpu_uuid,process_name',
+      '--format=csv,noheader',
+    ];
+    const r = readProcesses(fixture('nvidia-smi/query-apps-noheader-asked-order.csv'), { query });
+    expect(value(r).apps).toEqual([
+      expect.objectContaining({ pid: 48211, usedMemoryMiB: 70198, processName: 'python3' }),
+    ]);
+  });
+
+  it('does not take a noheader output holding no row for an empty list', () => {
+    const query = ['nvidia-smi', '--query-compute-apps=pid,used_memory', '--format=csv,noheader'];
+    expect(readProcesses('WARNING: infoROM is corrupted at gpu 0000:01:00.0\n', { query }).kind).not.toBe(
+      'value',
+    );
+    expect(readGpus('WARNING: infoROM is corrupted at gpu 0000:01:00.0\n', { query: gpuQuery }).kind).toBe(
+      'unreadable',
+    );
   });
 });

@@ -64,8 +64,11 @@ function usableLines(text: string): { lines: string[] } | { bad: ReadResult<neve
   return l;
 }
 
-/** The GPUs in any output of nvidia-smi that lists them: a `--query-gpu` CSV, the table, `-q`, `-L`. */
-export function readGpus(text: string): ReadResult<GpuInventory> {
+/**
+ * The GPUs in any output of nvidia-smi that lists them: a `--query-gpu` CSV, the table, `-q`, `-L`.
+ * `query`: the command that printed it, when known (its `--query-gpu=` names a noheader CSV's columns).
+ */
+export function readGpus(text: string, opts: { query?: readonly string[] } = {}): ReadResult<GpuInventory> {
   const l = usableLines(text);
   if ('bad' in l) return l.bad;
   const { lines } = l;
@@ -83,17 +86,18 @@ export function readGpus(text: string): ReadResult<GpuInventory> {
   if (looksLikeQueryText(lines)) return readQueryGpus(lines, text);
   if (looksLikeTable(lines)) return readGpuTable(lines, text);
   if (looksLikeList(lines)) return readGpuList(lines, text);
-  return readGpuCsv(lines, text);
+  return readGpuCsv(lines, text, opts.query);
 }
 
 /**
  * The processes in a `--query-compute-apps` CSV, the table's Processes section or `-q` output, with
  * what is known to be missing. `emptyMeansNone`: the caller ran the noheader query and it exited 0,
- * which prints nothing when no process runs; otherwise empty output is unreadable.
+ * which prints nothing when no process runs; otherwise empty output is unreadable. `query`: the command
+ * that printed it, when known.
  */
 export function readProcesses(
   text: string,
-  opts: { emptyMeansNone?: boolean } = {},
+  opts: { emptyMeansNone?: boolean; query?: readonly string[] } = {},
 ): ReadResult<ProcessListing> {
   if (opts.emptyMeansNone && text.trim() === '') return readValue({ apps: [], truncated: null });
   const l = usableLines(text);
@@ -101,13 +105,13 @@ export function readProcesses(
   if (looksLikeXml(l.lines)) return readXmlProcesses(l.lines);
   if (looksLikeQueryText(l.lines)) return readQueryProcesses(l.lines);
   if (looksLikeTable(l.lines)) return readProcessTable(l.lines);
-  return readAppsCsv(l.lines, text);
+  return readAppsCsv(l.lines, text, opts.query);
 }
 
 /** The processes as a complete list: a listing that was cut is unknown, never the rows it showed. */
 export function readComputeApps(
   text: string,
-  opts: { emptyMeansNone?: boolean } = {},
+  opts: { emptyMeansNone?: boolean; query?: readonly string[] } = {},
 ): ReadResult<ComputeApp[]> {
   const r = readProcesses(text, opts);
   if (r.kind !== 'value') return r;

@@ -13,7 +13,7 @@ export function setFact(
   source: string,
   inferred = false,
 ): void {
-  const v = canonicalFactValue(key, toFactValue(value));
+  const v = canonicalFactValue(key, toFactValue(key === 'served_model_name' ? firstName(value) : value));
   if (v === undefined) return;
   facts[key] = inferred ? { value: v, source, inferred: true } : { value: v, source };
 }
@@ -81,8 +81,23 @@ export function canonicalFactValue<T extends FactValue | undefined>(key: string,
     return (ALGORITHM_ALIASES[name] ?? mtpAlias(name) ?? name) as T;
   }
   if (key === 'dtype') return canonicalDtype(value) as T;
+  if (key === 'served_model_name') return (listReprFirst(value) ?? value) as T;
   if (key === 'quantization') return value.trim().toLowerCase() as T;
   return value;
+}
+
+/** A served-name list (vLLM and SGLang take several) is read as its first name, the one the server reports. */
+function firstName(value: unknown): unknown {
+  return Array.isArray(value) && value.length > 0 && typeof value[0] === 'string' ? value[0] : value;
+}
+
+/**
+ * The first name of a list printed as text: Python's `['name']` (a Namespace that kept the list as a
+ * string) or JSON's `["name"]`. Null for any other text: a name never starts with a bracket.
+ */
+function listReprFirst(value: string): string | null {
+  const m = /^\s*\[\s*(['"])([^'"]+)\1\s*(?:,\s*(['"])[^'"]*\3\s*)*\]\s*$/.exec(value.slice(0, 1000));
+  return m ? m[2] : null;
 }
 
 /** Keys whose canonical form folds case: an expectation written in another case still matches. */

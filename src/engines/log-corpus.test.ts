@@ -73,6 +73,66 @@ const CASES: LogCase[] = [
     failedStart: { line: 3, contains: 'Scheduler hit an exception' },
   },
   {
+    // a start-up warning that merely mentions CUDA errors, on two starts that reached their ready line
+    file: 'paste-sglang-context-length-warning-two-starts.txt',
+    adapter: sglangAdapter,
+    facts: { context_length: 131072, served_model_name: 'qwen-small' },
+    ready: 14,
+    failedStart: null,
+    crashes: 0,
+  },
+  {
+    // docker compose logs: `llm0-1  | ` (coloured) before every line, the OOM inside a scheduler traceback
+    file: 'paste-compose-sglang-cuda-oom.txt',
+    adapter: sglangAdapter,
+    facts: { served_model_name: 'llama-8b', tp_size: 1 },
+    ready: null,
+    failedStart: { line: 4, contains: 'torch.OutOfMemoryError: CUDA out of memory' },
+  },
+  {
+    // kubectl logs --prefix: `[pod/<pod>/<container>] ` before every line
+    file: 'paste-kubectl-prefix-vllm-oom.txt',
+    adapter: vllmAdapter,
+    facts: { tp_size: 2, context_length: 32768, engine_version: '0.11.2' },
+    ready: null,
+    failedStart: { line: 4, contains: 'CUDA out of memory' },
+  },
+  {
+    // warnings stating an effective setting, in a paste without the ServerArgs line (2026 wording)
+    file: 'paste-sglang-effective-setting-warnings.txt',
+    adapter: sglangAdapter,
+    facts: {
+      overlap_schedule: false,
+      'sglang.enable_mixed_chunk': false,
+      'sglang.chunked_prefill_size': 1024,
+    },
+    ready: 6,
+  },
+  {
+    // the 2025 wordings: "The chunked prefill size is adjusted to N to avoid …", ngram's combined line
+    file: 'paste-sglang-2025-dp-attention-chunk-adjusted.txt',
+    adapter: sglangAdapter,
+    facts: {
+      overlap_schedule: false,
+      'sglang.enable_mixed_chunk': false,
+      'sglang.chunked_prefill_size': 4096,
+    },
+  },
+  {
+    // the line cut inside the adjusted value: not read
+    file: 'paste-sglang-chunk-adjusted-cut.txt',
+    adapter: sglangAdapter,
+    unknown: ['sglang.chunked_prefill_size'],
+  },
+  {
+    // journalctl -u vllm: `Dec 06 01:58:10 host vllm[41877]: ` before every line
+    file: 'paste-journalctl-vllm-oom.txt',
+    adapter: vllmAdapter,
+    facts: { tp_size: 4, context_length: 40960, engine_version: '0.11.2' },
+    ready: null,
+    failedStart: { line: 3, contains: 'CUDA out of memory' },
+  },
+  {
     file: 'sglang-cuda-oom.txt',
     adapter: sglangAdapter,
     ready: null,

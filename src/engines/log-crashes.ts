@@ -6,8 +6,17 @@
 import type { LogLine } from './logtext.js';
 import type { FailedStart } from './types.js';
 
+// `CUDA error` singular: "may lead to … CUDA errors" is a warning's hedge, not an error
 const CUDA_RE =
-  /CUDA error|CUBLAS_STATUS_\w+|cudaError\w*|torch\.OutOfMemoryError|CUDA out of memory|NCCL error|illegal memory access/i;
+  /CUDA error(?!s)|CUBLAS_STATUS_\w+|cudaError\w*|torch\.OutOfMemoryError|CUDA out of memory|NCCL error|illegal memory access/i;
+/**
+ * A record at warning level: a logger's `WARNING`/`WARN` level (vLLM, TGI, Python's default format),
+ * SGLang's `Warning: ` messages (after its `[time TP0] ` stamp), llama.cpp's `W ` level and PyTorch's
+ * `[W …]`, and a Python `warnings.warn` line (`file.py:12: UserWarning: `). A warning is never a crash,
+ * whatever error it mentions (SGLang: "… may lead to incorrect model outputs or CUDA errors").
+ */
+const WARNING_RECORD_RE =
+  /^(?:\s*\(\w+ pid=\d+(?:, ip=[\w.:-]+)?\)\s*)?(?:\[[^\]]{0,80}\]\s*)?(?:WARNING|WARN|Warning)\b|^\d+\.\d{2}\.\d{3}\.\d{3} W |^\[W[\d ]|\.py:\d+: [A-Z]\w*Warning: /;
 // SGLang: "Scheduler watchdog timeout (self.watchdog_timeout=300, ...)", "Received sigquit from a child
 // process. It usually means the child failed.", "SIGQUIT received."; plus generic fatal-signal lines.
 const WATCHDOG_RE =
@@ -116,7 +125,7 @@ function scanCrashes(lines: readonly LogLine[]): ScannedCrash[] {
       i = Math.max(i, end);
       continue;
     }
-    if (CUDA_RE.test(t) || WATCHDOG_RE.test(t)) {
+    if ((CUDA_RE.test(t) || WATCHDOG_RE.test(t)) && !WARNING_RECORD_RE.test(stripOuterPrefixes(t))) {
       out.push({ line: lines[i].line, excerpt: t.trim().slice(0, 300) });
     }
   }

@@ -3,6 +3,7 @@
 // Crash and failure signatures: log-crashes.ts; starts, ready lines and acceptance: log-reading.ts.
 
 import { type ReadResult, readUnreadable, readValue } from '../core/read-result.js';
+import { oneSourceText } from './log-sources.js';
 
 export interface LogLine {
   /** 1-based line number of the line's first physical line in the file. */
@@ -47,7 +48,7 @@ function looksLikeContinuation(raw: string | undefined): boolean {
  * continues too, with the blank put back.
  */
 export function logicalLines(text: string): LogLine[] {
-  const physical = stripAnsi(text)
+  const physical = oneSourceText(stripAnsi(text))
     .replace(/\r\n?/g, '\n')
     .split('\n')
     .map((l) => (l.length > MAX_PHYSICAL_LINE_CHARS ? l.slice(0, MAX_PHYSICAL_LINE_CHARS) : l));

@@ -96,6 +96,36 @@ function readLimits(current: readonly LogLine[], path: string, facts: ConfigFact
   }
 }
 
+/**
+ * Warnings ServerArgs prints as it changes a setting (2025–2026 wordings): the overlap scheduler off
+ * ("Overlap scheduler is disabled because of using eagle3 or standalone speculative decoding.", "… when
+ * spec v2 is off …", "The overlap scheduler and mixed chunked prefill are disabled because of using ngram
+ * …"), mixed chunked prefill off, and DP attention's per-rank chunk ("The chunked prefill size is adjusted
+ * to 4096 to avoid MoE kernel issues." to 2025, "chunked prefill size is adjusted from 16384 to 1024."
+ * after): a value not followed by its sentence's end is a cut line and is not read.
+ */
+const OVERLAP_DISABLED_RE =
+  /\b(?:Overlap scheduler is|[Oo]verlap scheduler and mixed chunked prefill are) disabled\b/;
+const MIXED_DISABLED_RE = /\b(?:Mixed chunked prefill is|and mixed chunked prefill are) disabled\b/;
+const CHUNK_ADJUSTED_RE = /chunked prefill size is adjusted (?:from \d+ )?to (\d+)(?:\.| to avoid)/;
+
+/** Settings the warnings of the current start state; the ServerArgs line, when read, stays first. */
+function readSettingWarnings(
+  lines: readonly LogLine[],
+  from: number,
+  path: string,
+  facts: ConfigFacts,
+): void {
+  for (let i = from; i < lines.length; i++) {
+    const { text, line } = lines[i];
+    const at = `${path}:${line}`;
+    if (OVERLAP_DISABLED_RE.test(text)) setFactIfAbsent(facts, 'overlap_schedule', false, at);
+    if (MIXED_DISABLED_RE.test(text)) setFactIfAbsent(facts, 'sglang.enable_mixed_chunk', false, at);
+    const chunk = CHUNK_ADJUSTED_RE.exec(text);
+    if (chunk) setFactIfAbsent(facts, 'sglang.chunked_prefill_size', Number(chunk[1]), at);
+  }
+}
+
 /** Spec v2 from the warnings of the current start (printed before its marker). */
 function readSpecV2(lines: readonly LogLine[], from: number, path: string, facts: ConfigFacts): void {
   for (let i = from; i < lines.length; i++) {
@@ -129,7 +159,9 @@ export function readSglangLog(text: string, path: string): LogReading {
   }
   // a paste without the ServerArgs line is read whole
   readLimits(linesAfterLastStart(lines, markerIdx), path, reading.facts);
-  readSpecV2(lines, last >= 0 ? regionFirst[regionFirst.length - 1] : 0, path, reading.facts);
+  const currentFirst = last >= 0 ? regionFirst[regionFirst.length - 1] : 0;
+  readSpecV2(lines, currentFirst, path, reading.facts);
+  readSettingWarnings(lines, currentFirst, path, reading.facts);
   inferSpecV2(reading.facts);
   return reading;
 }

@@ -169,4 +169,6 @@ export const sglangAdapter: EngineAdapter = {
   acceptanceSources: { verifySteps: 'meta_info.spec_verify_ct' },
   flushPrefixCache: flushSglang,
   serverCommand: /sglang\.launch_server|sglang serve/,
+  // setproctitle in every subprocess: sglang::scheduler_TP0, sglang::detokenizer, sglang::data_parallel_controller
+  workerTitle: /^sglang::\w/,
 };

@@ -242,6 +242,11 @@ export interface EngineAdapter {
   flushPrefixCache?(http: TargetHttp): Promise<CacheFlush>;
   /** Matches the command line of this engine's server processes (leftover check); null when unknown. */
   readonly serverCommand: RegExp | null;
+  /**
+   * Matches the process title this engine gives its worker processes (`VLLM::EngineCore`,
+   * `sglang::scheduler_TP0`): a worker outside the checked server's tree is a leftover. Absent: none.
+   */
+  readonly workerTitle?: RegExp;
 }
 
 /** What a level's server telemetry samples (gauges as read; counters as cumulative values). */

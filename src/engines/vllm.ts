@@ -138,4 +138,6 @@ export const vllmAdapter: EngineAdapter = {
   },
   flushPrefixCache: flushVllm,
   serverCommand: /vllm\.entrypoints|vllm serve/,
+  // set_process_title: VLLM::EngineCore, VLLM::Worker_TP0, VLLM::APIServer
+  workerTitle: /^VLLM::\w/,
 };

@@ -2,6 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { findCrash } from './crash-signatures.js';
 
 describe('findCrash', () => {
+  it("does not stop a start on SGLang's context_length warning that mentions CUDA errors", () => {
+    const warning =
+      "[2026-02-14 02:07:50 TP0] Warning: User-specified context_length (131072) is greater than the derived context_length (2048). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ from max_position_embeddings in the model's config.";
+    expect(
+      findCrash([warning, '[2026-02-14 02:08:10] The server is fired up and ready to roll!']),
+    ).toBeNull();
+  });
+
   it('finds a Python traceback and reports its line number with context', () => {
     const lines = [
       '[2026-01-01 10:00:00] Load weight end.',

@@ -33,7 +33,7 @@ export async function checkGpuRelease(
     const apps = await query(host, APPS_QUERY);
     if (apps === null) return { checked: false, message: null };
     const problems: string[] = [];
-    const read = readComputeApps(apps, { emptyMeansNone: true });
+    const read = readComputeApps(apps, { emptyMeansNone: true, query: APPS_QUERY });
     if (read.kind !== 'value')
       return {
         checked: false,
@@ -46,7 +46,7 @@ export async function checkGpuRelease(
       );
     }
     if (opts.maxMemoryUsedMiB !== undefined) {
-      const inventory = readGpus((await query(host, GPU_QUERY)) ?? '');
+      const inventory = readGpus((await query(host, GPU_QUERY)) ?? '', { query: GPU_QUERY });
       const gpus = inventory.kind === 'value' ? inventory.value.gpus : [];
       if (inventory.kind !== 'value') problems.push(`GPU memory not checked: ${describeNoValue(inventory)}`);
       const busy = gpus.filter(

@@ -144,3 +144,32 @@ describe('a build rule that could not be applied', () => {
     expect(f.found).toContain(`(${rule})`);
   });
 });
+
+describe('served_model_name in two spellings', () => {
+  it.each([
+    [
+      'sglang',
+      ['python3', '-m', 'sglang.launch_server', '--model-path', 'org/m', '--served-model-name', 'my-model'],
+      "[2026-11-20 14:10:00] server_args=ServerArgs(model_path='org/m', served_model_name=['my-model'], tp_size=1)",
+    ],
+    [
+      'vllm',
+      ['vllm', 'serve', 'org/m', '--served-model-name', 'my-model'],
+      `INFO 11-20 14:02:40 [api_server.py:1] args: Namespace(model='org/m', served_model_name="['my-model']", tensor_parallel_size=1)`,
+    ],
+  ] as const)(
+    'agree when the %s log says a list repr and the command line a plain name',
+    (engine, argv, log) => {
+      const ctx = ctxFor({ expect: { config: { served_model_name: 'my-model' } } });
+      ctx.engine = engine;
+      ctx.adapter = getAdapter(engine);
+      const layers = {
+        live: {},
+        process: ctx.adapter.readProcess([...argv], null, '/proc/7/cmdline'),
+        logs: [ctx.adapter.readLog(log, 'server.log').facts],
+      };
+      const [f] = checkConfig(ctx, layers);
+      expect({ status: f.status, found: f.found }).toEqual({ status: 'pass', found: '"my-model"' });
+    },
+  );
+});

@@ -8,6 +8,7 @@ import { type CheckContext, excerpt } from '../context.js';
 import type { Evidence } from '../finding.js';
 import {
   APPS_QUERY,
+  GPU_QUERY,
   type GpuInventory,
   type ProcessListing,
   readGpus,
@@ -60,9 +61,9 @@ export interface Inventory extends Read<GpuInventory> {
   processText: string | null;
 }
 
-/** The inventory from the CSV query, else from the default table. */
+/** The inventory from the CSV query (`first`, the output of GPU_QUERY), else from the default table. */
 export async function readInventory(ctx: CheckContext, first: Ran): Promise<Inventory> {
-  const csv = withExit(first.code, readGpus(first.stdout));
+  const csv = withExit(first.code, readGpus(first.stdout, { query: GPU_QUERY }));
   if (csv.kind === 'value')
     return { result: csv, ev: first.ev, processText: csv.value.shape === 'csv' ? null : first.stdout };
   const table = await runNvidiaSmi(ctx, TABLE_QUERY);
@@ -76,7 +77,10 @@ export async function readInventory(ctx: CheckContext, first: Ran): Promise<Inve
 export async function readApps(ctx: CheckContext, inv: Inventory): Promise<Read<ProcessListing>> {
   if (inv.processText !== null) return { result: readProcesses(inv.processText), ev: inv.ev };
   const a = await runNvidiaSmi(ctx, APPS_QUERY);
-  const result = withExit(a.code, readProcesses(a.stdout, { emptyMeansNone: a.code === 0 }));
+  const result = withExit(
+    a.code,
+    readProcesses(a.stdout, { emptyMeansNone: a.code === 0, query: APPS_QUERY }),
+  );
   return { result, ev: { ...a.ev, excerpt: a.ev.excerpt || '(no processes listed)' } };
 }
 

@@ -3,7 +3,7 @@
 // (gpus.topology). A fact the output did not give (cut, a placeholder, unreadable) is unknown: a rule
 // the plan asks for fails on it and says where the fact could be read.
 
-import { describeNoValue, type ReadResult } from '../../core/read-result.js';
+import { describeNoValue, type ReadResult, readUnknown } from '../../core/read-result.js';
 import type { GpuSpec } from '../../plan/schema.js';
 import { finding } from '../context.js';
 import type { Evidence, Finding } from '../finding.js';
@@ -162,10 +162,24 @@ export function topologyRule(topo: Read<Topology>, want: 'nvlink' | 'pcie', requ
       [topo.ev],
       `\`${TOPO_QUERY.join(' ')}\``,
     );
-  return finding('gpus.topology', 'GPU interconnect', topo.result.value.kind === want ? 'pass' : 'fail', {
+  const { kind, truncated } = topo.result.value;
+  // a cut matrix whose links seen so far are all of one kind: the pairs it hid decide
+  if (kind === 'unknown') {
+    const why = readUnknown(truncated ?? 'cut');
+    return unread(
+      'gpus.topology',
+      'GPU interconnect',
+      required,
+      want,
+      why,
+      [topo.ev],
+      `\`${TOPO_QUERY.join(' ')}\``,
+    );
+  }
+  return finding('gpus.topology', 'GPU interconnect', kind === want ? 'pass' : 'fail', {
     required,
     expected: want,
-    found: topo.result.value.kind,
+    found: truncated ? `${kind} (by the links shown; ${truncated})` : kind,
     evidence: [topo.ev],
   });
 }

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../hosts/local-host.js';
 import { ctxFor } from '../test-support.js';
@@ -73,6 +76,85 @@ describe('leftover processes', () => {
     }, 'a zombie');
     expect(f.status).toBe('warn');
     expect(f.evidence.some((e) => e.excerpt.startsWith('Z'))).toBe(true);
+  });
+});
+
+/** Starts an orphan (its shell parent exits at once) running `code` in Node; returns its PID. */
+async function orphan(code: string): Promise<number> {
+  const sh = spawn('sh', ['-c', `${process.execPath} -e '${code}' >/dev/null 2>&1 & echo $!`]);
+  started.push(sh);
+  const pid = await new Promise<number>((resolve) =>
+    sh.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+  );
+  strayPids.push(pid);
+  return pid;
+}
+
+/** A directory holding a stub `nvidia-smi` that prints `apps` for the compute-apps query. */
+function stubNvidiaSmi(apps: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bg-leftover-nvsmi-'));
+  writeFileSync(join(dir, 'apps.csv'), apps);
+  const script = `#!/bin/sh\ncase "$*" in\n  *--query-compute-apps=*) cat "$(dirname "$0")/apps.csv" ;;\n  *) exit 2 ;;\nesac\n`;
+  writeFileSync(join(dir, 'nvidia-smi'), script);
+  chmodSync(join(dir, 'nvidia-smi'), 0o755);
+  return dir;
+}
+
+describe('engine processes and GPU holders outside the server tree', () => {
+  const originalPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = originalPath;
+  });
+  const GPU0 = 'GPU-8f6c1b7e-3a51-4f0e-9c43-2b1d6e9a7f10';
+  const GPU1 = 'GPU-1c2d3e4f-5a6b-7c8d-9e0f-a1b2c3d4e5f6';
+
+  it('fails on an orphaned VLLM::EngineCore, naming its PID, state, parent and age', async () => {
+    const pid = await orphan('process.title = "VLLM::EngineCore"; setInterval(() => {}, 1000)');
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    ctx.server = await host.processInfo(process.pid);
+    const f = await until(async () => {
+      const [x] = await checkLeftovers(ctx);
+      return x.found?.includes(`PID ${pid} (VLLM::EngineCore`) ? x : null;
+    }, 'the orphaned engine core to be listed');
+    expect(f.status).toBe('fail');
+    expect(f.required).toBe(true);
+    expect(f.found).toMatch(
+      new RegExp(
+        `PID ${pid} \\(VLLM::EngineCore[^,]*, state \\w+, parent \\d+, up \\d+s\\) an engine worker whose server is gone`,
+      ),
+    );
+  });
+
+  it("fails on a process holding the server's GPU, whatever its name, and not on one holding another GPU", async () => {
+    const holder = await orphan('setInterval(() => {}, 1000)');
+    const elsewhere = await orphan('setInterval(() => {}, 1000)');
+    process.env.PATH = `${stubNvidiaSmi(
+      [
+        `${process.pid}, ${GPU0}, 39870, node`,
+        `${holder}, ${GPU0}, 70211, python3`,
+        `${elsewhere}, ${GPU1}, 1024, python3`,
+      ].join('\n'),
+    )}:${originalPath}`;
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    ctx.server = await host.processInfo(process.pid);
+    const f = await until(async () => {
+      const [x] = await checkLeftovers(ctx);
+      return x.found?.includes(`PID ${holder} (`) ? x : null;
+    }, 'the GPU holder to be listed');
+    expect(f.status).toBe('fail');
+    expect(f.found).toMatch(
+      new RegExp(`PID ${holder} \\(.*state \\w+, parent \\d+, up \\d+s\\) holds ${GPU0}`),
+    );
+    expect(f.found).not.toContain(`PID ${elsewhere} (`);
+  });
+
+  it('does not judge GPU holders when nvidia-smi shows PIDs of another namespace and none of the server', async () => {
+    process.env.PATH = `${stubNvidiaSmi(`999999, ${GPU0}, 70211, python3`)}:${originalPath}`;
+    const ctx = ctxFor({ target: { url: 'http://127.0.0.1:9' } }, host);
+    ctx.server = await host.processInfo(process.pid);
+    const [f] = await checkLeftovers(ctx);
+    expect(f.found).not.toContain('PID 999999');
+    expect(f.found).toContain("GPU holders not checked: nvidia-smi lists PIDs this host's ps does not show");
   });
 });
 

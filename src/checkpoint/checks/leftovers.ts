@@ -1,11 +1,20 @@
 // Leftover processes: another process (outside the server's tree) listening on the target port,
-// defunct (zombie) children of the server, and other inference servers still running on the host
+// defunct (zombie) children of the server, engine workers whose server is gone and processes holding
+// the server's GPUs (leftover-strays.ts), and other inference servers still running on the host
 // (running servers only: build jobs and compilers naming a server binary do not count).
 
 import { ADAPTERS } from '../../engines/index.js';
-import { processTree, readProcessTable } from '../../hosts/process-table.js';
+import { type PsRow, processTree, readProcessTable } from '../../hosts/process-table.js';
 import { type CheckContext, excerpt, finding, targetPort } from '../context.js';
 import type { Finding } from '../finding.js';
+import {
+  describeStray,
+  gpuHolders,
+  gpuProcesses,
+  isEngineWorker,
+  isOrphaned,
+  MAX_DESCRIBED,
+} from './leftover-strays.js';
 
 /**
  * Build tools, compilers and linkers: `cmake --build . --target llama-server`, `make llama-server` or
@@ -56,6 +65,61 @@ export function isServerCommand(args: string): boolean {
   return Object.values(ADAPTERS).some((a) => a.serverCommand?.exec(run)?.index === 0);
 }
 
+interface Strays {
+  /** Orphaned engine workers and processes holding the server's GPUs: each fails the check. */
+  leftovers: string[];
+  /** Other servers' own processes (another server may rightly run on the host): each warns. */
+  otherServers: string[];
+  /** How many other servers' processes run (only the first few are described). */
+  otherCount: number;
+  evidence: Finding['evidence'];
+  /** Why GPU holders were not judged, or null. */
+  gpuGap: string | null;
+}
+
+/**
+ * The engine processes outside the server's tree: workers whose server is gone and processes holding
+ * the server's GPUs (leftovers), and other servers' processes; each with PID, state, parent and age.
+ */
+async function engineStrays(
+  ctx: CheckContext,
+  rows: PsRow[],
+  tree: ReadonlySet<number> | null,
+): Promise<Strays> {
+  const apps = await gpuProcesses(ctx);
+  const holders = typeof apps === 'string' ? apps : gpuHolders(apps, rows, tree);
+  const outside = rows.filter((r) => !tree?.has(r.pid));
+  const why = (r: PsRow): string | null => {
+    const gpus = typeof holders === 'string' ? undefined : holders.get(r.pid);
+    if (gpus) return `holds ${gpus.join(', ')}`;
+    if (isEngineWorker(r.args) && isOrphaned(rows, r, isServerCommand))
+      return 'an engine worker whose server is gone';
+    return null;
+  };
+  const leftovers = outside.flatMap((r) => {
+    const w = why(r);
+    return w ? [{ r, w }] : [];
+  });
+  const servers = outside.filter(
+    (r) => isServerCommand(r.args) && !r.stat.startsWith('Z') && !leftovers.some((l) => l.r === r),
+  );
+  const shown = [...leftovers.map((l) => l.r), ...servers].slice(0, MAX_DESCRIBED);
+  return {
+    leftovers: [
+      ...(await Promise.all(leftovers.slice(0, MAX_DESCRIBED).map((l) => describeStray(ctx, l.r, l.w)))),
+      ...(leftovers.length > MAX_DESCRIBED ? [`and ${leftovers.length - MAX_DESCRIBED} more`] : []),
+    ],
+    otherServers: await Promise.all(servers.slice(0, MAX_DESCRIBED).map((r) => describeStray(ctx, r, ''))),
+    otherCount: servers.length,
+    evidence: shown.map((r) => ({
+      source: 'process',
+      where: `/proc/${r.pid}/cmdline`,
+      excerpt: excerpt(r.args),
+    })),
+    gpuGap: typeof holders === 'string' ? holders : null,
+  };
+}
+
 export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
   const title = 'No leftover processes';
   const rows = await readProcessTable(ctx.host).catch(() => null);
@@ -93,26 +157,30 @@ export async function checkLeftovers(ctx: CheckContext): Promise<Finding[]> {
     for (const z of zombies.slice(0, 5))
       evidence.push({ source: 'process', where: `/proc/${z.pid}/stat`, excerpt: `${z.stat} ${z.args}` });
   }
-  const otherServers = rows.filter(
-    (r) => isServerCommand(r.args) && !tree.has(r.pid) && !r.stat.startsWith('Z'),
-  );
-  if (otherServers.length > 0) {
+  const strays = await engineStrays(ctx, rows, server ? tree : null);
+  if (strays.leftovers.length > 0) {
+    status = 'fail';
+    problems.push(
+      `leftover engine or GPU process(es) outside the server's tree: ${strays.leftovers.join('; ')}`,
+    );
+  }
+  if (strays.otherServers.length > 0) {
     if (status === 'pass') status = 'warn';
     problems.push(
-      `${otherServers.length} other inference server process(es) running: PID ${otherServers.map((r) => r.pid).join(', ')}`,
+      `${strays.otherCount} other inference server process(es) running: ${strays.otherServers.join('; ')}`,
     );
-    for (const r of otherServers.slice(0, 5))
-      evidence.push({ source: 'process', where: `/proc/${r.pid}/cmdline`, excerpt: excerpt(r.args) });
   }
+  evidence.push(...strays.evidence);
   return [
     finding('leftovers', title, status, {
       required: status === 'fail',
-      found:
+      found: `${
         problems.length > 0
           ? problems.join('; ')
           : server
             ? `server tree has ${tree.size} process(es), no strays`
-            : 'no other inference servers',
+            : 'no other inference servers'
+      }${strays.gpuGap ? ` (GPU holders not checked: ${strays.gpuGap})` : ''}`,
       evidence,
       hint:
         problems.length > 0 ? 'Stop leftover processes from earlier runs before benchmarking.' : undefined,

@@ -14,6 +14,7 @@ interface JsonFinding {
   id: string;
   status: string;
   found?: string;
+  title?: string;
   evidence: { where: string; excerpt: string }[];
 }
 
@@ -111,6 +112,28 @@ describe('benchgate check reads real-world logs', () => {
     expect(idle.by('log.0.spec_acceptance')?.found).toContain(
       'speculative decoding configured but never accepted',
     );
+  });
+
+  it('reports the CUDA out-of-memory inside a docker compose log (a `llm0-1  | ` prefix on every line)', async () => {
+    const r = await run('paste-compose-sglang-cuda-oom.txt', null, '{}', 'sglang');
+    expect(r.by('log.0.read')).toBeUndefined();
+    expect(r.by('log.0.start')?.status).toBe('fail');
+    expect(r.by('log.0.start')?.found).toMatch(/line 4: .*CUDA out of memory/);
+  });
+
+  it('judges a compose log of two interleaved services as two logs', async () => {
+    const r = await run('paste-compose-two-services-interleaved.txt', null, '{}', 'sglang');
+    expect(r.by('log.0.0.start')?.status).toBe('fail');
+    expect(r.by('log.0.0.start')?.found).toMatch(/line 5: .*CUDA out of memory/);
+    expect(r.by('log.0.0.start')?.title).toContain('[llm0-1]');
+    expect(r.by('log.0.1.start')).toBeUndefined();
+    expect(r.by('log.0.1.fresh')?.evidence[0].where).toMatch(/\[llm1-1\]:2$/);
+  });
+
+  it("judges the engine's service of a compose log and not its proxy's access log", async () => {
+    const r = await run('paste-compose-vllm-and-nginx.txt', null);
+    expect(r.findings.filter((f) => f.id.startsWith('log.0.0.'))).toEqual([]);
+    expect(r.by('log.0.1.start')?.found).toMatch(/line 5: .*EngineCore failed to start.*CUDA out of memory/);
   });
 
   it.each([

@@ -2,7 +2,14 @@
 // the file's mtime are compared with the server process's start time, so a stale log fails with evidence.
 
 import { describeNoValue, excerptOf } from '../../core/read-result.js';
-import { hasNoLogRecords, type LogLine, readLogLines, stripAnsi } from '../../engines/logtext.js';
+import { logSources } from '../../engines/log-sources.js';
+import {
+  hasNoLogRecords,
+  type LogLine,
+  logicalLines,
+  readLogLines,
+  stripAnsi,
+} from '../../engines/logtext.js';
 import type { LogReading } from '../../engines/types.js';
 import type { LogExpectation } from '../../plan/schema.js';
 import { type CheckContext, excerpt, finding, type LogState } from '../context.js';
@@ -41,6 +48,7 @@ async function freshness(
   spec: LogExpectation,
   st: LogState,
   lines: string[],
+  file: string,
 ): Promise<Finding> {
   const title = `Log is from the current server start (${spec.path})`;
   const r = st.reading;
@@ -72,7 +80,7 @@ async function freshness(
     where: `/proc/${ctx.server?.pid}/stat`,
     excerpt: `started ${startIso}`,
   };
-  const mtime = await mtimeMs(ctx, spec.path);
+  const mtime = await mtimeMs(ctx, file);
   const problems: string[] = [];
   if (markerTime && Date.parse(markerTime) < startMs - TOLERANCE_MS) {
     problems.push(
@@ -216,49 +224,73 @@ export async function checkLogs(ctx: CheckContext): Promise<Finding[]> {
       );
       continue;
     }
-    const read = readLogLines(text);
-    if (read.kind !== 'value') {
-      out.push(unreadableLog(id, spec, describeNoValue(read), text));
-      continue;
+    const sources = logSources(stripAnsi(text));
+    if (sources.length === 1) out.push(...(await judgeLog(ctx, id, spec, text, spec.path)));
+    // a collected log of several services (compose, kubectl --prefix) is several logs, each judged
+    // alone; a service that writes no log record (a proxy's access log, a sidecar) is no server's log
+    else {
+      const logs = sources.filter((x) => !hasNoLogRecords(logicalLines(x.text)));
+      for (const source of logs.length > 0 ? logs : sources) {
+        const label = { ...spec, path: `${spec.path} [${source.name}]` };
+        const k = sources.indexOf(source);
+        out.push(...(await judgeLog(ctx, `${id}.${k}`, label, source.text, spec.path)));
+      }
     }
-    const emptyReading: LogReading = {
-      facts: {},
-      startMarkerLines: [],
-      startMarkerTimes: [],
-      readyLine: null,
-      crashes: [],
-    };
-    const reading = ctx.adapter ? ctx.adapter.readLog(text, spec.path) : emptyReading;
-    const st: LogState = { path: spec.path, text, reading, currentFromLine: currentStartLine(reading) };
-    ctx.logs.push(st);
-    const lines = stripAnsi(text).split(/\r?\n/);
-    const logical = read.value;
-    if (reading.startMarkerLines.length === 0 && hasNoLogRecords(logical)) {
-      out.push(
-        unreadableLog(
-          id,
-          spec,
-          'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
-          text,
-        ),
-      );
-      continue;
-    }
-    out.push(await freshness(ctx, `${id}.fresh`, spec, st, lines));
-    out.push(...startFindings(id, spec, st));
-    out.push(...assertions(id, spec, st, logical, lines.length));
-    const crashes = reading.crashes.filter((c) => c.line >= st.currentFromLine);
-    if (crashes.length > 0) {
-      out.push(
-        finding(`${id}.crashes`, `No crash signatures in the current start (${spec.path})`, 'warn', {
-          required: false,
-          found: `${crashes.length} crash signature(s)`,
-          evidence: crashes
-            .slice(0, 5)
-            .map((c) => ({ source: 'log', where: `${spec.path}:${c.line}`, excerpt: excerpt(c.excerpt) })),
-        }),
-      );
-    }
+  }
+  return out;
+}
+
+/** The findings of one server's log text (`file` is where it was read, for its modification time). */
+async function judgeLog(
+  ctx: CheckContext,
+  id: string,
+  spec: LogExpectation,
+  text: string,
+  file: string,
+): Promise<Finding[]> {
+  const out: Finding[] = [];
+  const read = readLogLines(text);
+  if (read.kind !== 'value') {
+    out.push(unreadableLog(id, spec, describeNoValue(read), text));
+    return out;
+  }
+  const emptyReading: LogReading = {
+    facts: {},
+    startMarkerLines: [],
+    startMarkerTimes: [],
+    readyLine: null,
+    crashes: [],
+  };
+  const reading = ctx.adapter ? ctx.adapter.readLog(text, spec.path) : emptyReading;
+  const st: LogState = { path: spec.path, text, reading, currentFromLine: currentStartLine(reading) };
+  ctx.logs.push(st);
+  const lines = stripAnsi(text).split(/\r?\n/);
+  const logical = read.value;
+  if (reading.startMarkerLines.length === 0 && hasNoLogRecords(logical)) {
+    out.push(
+      unreadableLog(
+        id,
+        spec,
+        'unreadable: no line looks like a server log record (no timestamp, level or start marker)',
+        text,
+      ),
+    );
+    return out;
+  }
+  out.push(await freshness(ctx, `${id}.fresh`, spec, st, lines, file));
+  out.push(...startFindings(id, spec, st));
+  out.push(...assertions(id, spec, st, logical, lines.length));
+  const crashes = reading.crashes.filter((c) => c.line >= st.currentFromLine);
+  if (crashes.length > 0) {
+    out.push(
+      finding(`${id}.crashes`, `No crash signatures in the current start (${spec.path})`, 'warn', {
+        required: false,
+        found: `${crashes.length} crash signature(s)`,
+        evidence: crashes
+          .slice(0, 5)
+          .map((c) => ({ source: 'log', where: `${spec.path}:${c.line}`, excerpt: excerpt(c.excerpt) })),
+      }),
+    );
   }
   return out;
 }

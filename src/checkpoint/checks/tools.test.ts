@@ -222,6 +222,22 @@ print("ok")
   const required = join(dir, 'bench_serving.py');
   writeFileSync(required, REQUIRED_TOOL);
 
+  const subcommand = join(dir, 'bench_subcommand.py');
+  writeFileSync(
+    subcommand,
+    `import argparse\np = argparse.ArgumentParser(prog="vllm bench serve")\np.add_argument("--backend", choices=["sglang", "vllm"])\np.parse_args()\nprint("ok")\n`,
+  );
+
+  it("names the flag, the value and the choices of argparse's invalid choice under a subcommand's name", async () => {
+    const findings = await checkTools(
+      ctxFor({ tools: [{ path: subcommand, dry_run: 'python3 {path} --backend tgi' }] }),
+    );
+    const dry = findings.find((f) => f.id === 'tool.0.dry_run');
+    expect(dry?.found).toMatch(
+      /^exit status 2: refused the value 'tgi' of --backend \(choose from sglang, vllm; vllm bench serve: error: argument --backend: invalid choice: 'tgi'/,
+    );
+  });
+
   it('reports argparse\'s "arguments are required" as a missing required argument, never as a rejected flag', async () => {
     const findings = await checkTools(
       ctxFor({

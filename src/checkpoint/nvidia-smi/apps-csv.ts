@@ -68,16 +68,22 @@ function appFromOrder(cells: string[]): ComputeApp | null {
 }
 
 /** The processes of a `--query-compute-apps` CSV output. */
-export function readAppsCsv(lines: string[], text: string): ReadResult<ProcessListing> {
+export function readAppsCsv(
+  lines: string[],
+  text: string,
+  invocation?: readonly string[],
+): ReadResult<ProcessListing> {
   const csv = readCsv(lines, {
     option: 'query-compute-apps',
     known: APP_FIELDS,
     aliases: APP_ALIASES,
     skip: NO_PROCESSES,
+    invocation,
   });
   if ('bad' in csv) return readUnreadable(csv.bad, text);
   const { fields, rows } = csv;
-  if (rows.length === 0 && !fields && !lines.some((l) => NO_PROCESSES.test(l.trim())))
+  const header = fields !== null && !csv.fromInvocation;
+  if (rows.length === 0 && !header && !lines.some((l) => NO_PROCESSES.test(l.trim())))
     return readUnreadable('neither a process row, a CSV header nor "No running processes found"', text);
   const truncated = fields
     ? cutLastRow(rows, fields.length)

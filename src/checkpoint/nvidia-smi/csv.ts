@@ -49,8 +49,10 @@ export interface CsvRow {
 }
 
 export interface Csv {
-  /** Field names from the header row or the pasted command line, or null. */
+  /** Field names from the header row, the pasted command line or the known invocation, or null. */
   fields: string[] | null;
+  /** True when the fields come only from the invocation the caller ran (the text named none). */
+  fromInvocation: boolean;
   rows: CsvRow[];
 }
 
@@ -62,11 +64,18 @@ function commandFields(line: string, option: string): string[] | null {
 
 /**
  * The rows of a CSV output: noise and prompt lines dropped, the header recognised by its field names
- * (one of `known`), else the fields of a pasted `--<option>=` command line.
+ * (one of `known`), else the fields of a pasted `--<option>=` command line, else those of the
+ * `invocation` the caller ran (a `noheader` query's columns are exactly the ones it asked for).
  */
 export function readCsv(
   lines: string[],
-  opts: { option: string; known: Set<string>; aliases: Record<string, string>; skip?: RegExp },
+  opts: {
+    option: string;
+    known: Set<string>;
+    aliases: Record<string, string>;
+    skip?: RegExp;
+    invocation?: readonly string[];
+  },
 ): Csv | { bad: string; line: string } {
   let fields: string[] | null = null;
   const rows: CsvRow[] = [];
@@ -89,7 +98,9 @@ export function readCsv(
     }
     rows.push({ cells, line });
   }
-  return { fields, rows };
+  if (fields || !opts.invocation) return { fields, fromInvocation: false, rows };
+  const asked = commandFields(opts.invocation.join(' '), opts.option)?.map((f) => fieldName(f, opts.aliases));
+  return { fields: asked ?? null, fromInvocation: asked !== undefined, rows };
 }
 
 /**

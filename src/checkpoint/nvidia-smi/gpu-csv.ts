@@ -120,13 +120,21 @@ function onePerGpu(gpus: GpuRow[], hasIndex: boolean): GpuRow[] {
 }
 
 /** The GPUs of a `--query-gpu` CSV output. */
-export function readGpuCsv(lines: string[], text: string): ReadResult<GpuInventory> {
-  const csv = readCsv(lines, { option: 'query-gpu', known: GPU_FIELDS, aliases: GPU_ALIASES });
+export function readGpuCsv(
+  lines: string[],
+  text: string,
+  invocation?: readonly string[],
+): ReadResult<GpuInventory> {
+  const csv = readCsv(lines, { option: 'query-gpu', known: GPU_FIELDS, aliases: GPU_ALIASES, invocation });
   if ('bad' in csv) return readUnreadable(csv.bad, text);
   const { fields, rows } = csv;
   if (fields?.some((f) => PROCESS_FIELDS.has(f)))
     return readUnreadable('a --query-compute-apps CSV (processes), not a list of GPUs', text);
-  if (rows.length === 0) return readUnreadable(fields ? 'a CSV header but no GPU rows' : 'no GPU rows', text);
+  if (rows.length === 0)
+    return readUnreadable(
+      fields && !csv.fromInvocation ? 'a CSV header but no GPU rows' : 'no GPU rows',
+      text,
+    );
   const width = fields?.length ?? rows[0].cells.length;
   const truncated = rows.length > 1 || fields ? cutLastRow(rows, width) : null;
   const whole = truncated ? rows.slice(0, -1) : rows;

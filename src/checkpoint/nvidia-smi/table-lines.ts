@@ -60,3 +60,10 @@ export function findLine(lines: string[], from: number, test: (l: string) => boo
 /** True when a line opens the table's Processes or MIG devices section. */
 export const opensSection = (l: string, name: 'Processes' | 'MIG devices'): boolean =>
   l.startsWith('|') && new RegExp(`^\\|\\s*${name}:`).test(l);
+
+/**
+ * The column header of the Processes section (`|  GPU   GI   CI   PID   Type   Process name …`, and the
+ * old `|  GPU   PID   Type   Process name …`): where a paste of the section alone starts when it
+ * dropped the `Processes:` title line above it.
+ */
+export const PROCESS_COLUMNS_RE = /^\s*\|\s*GPU\s+(?:GI\s+CI\s+)?PID\s+Type\s+Process name\b/;

@@ -11,6 +11,7 @@ import {
   isComplete,
   isSeparator,
   opensSection,
+  PROCESS_COLUMNS_RE,
   tableLines,
 } from './table-lines.js';
 import { isInt, isPlaceholder } from './text.js';
@@ -44,7 +45,9 @@ function appFromRow(line: string): ComputeApp | null {
 /** The processes of the table's Processes section; unknown when the text has no such section. */
 export function readProcessTable(rawLines: string[]): ReadResult<ProcessListing> {
   const lines = tableLines(rawLines);
-  const start = findLine(lines, 0, (l) => opensSection(l, 'Processes'));
+  const titled = findLine(lines, 0, (l) => opensSection(l, 'Processes'));
+  // a paste of the section without its title line starts at the column header
+  const start = titled >= 0 ? titled : findLine(lines, 0, (l) => PROCESS_COLUMNS_RE.test(l));
   if (start < 0) return readUnknown('the nvidia-smi table has no Processes section (cut short?)');
   const sep = findLine(lines, start, isSeparator);
   if (sep < 0) return readUnknown('the nvidia-smi table is cut inside the header of its Processes section');

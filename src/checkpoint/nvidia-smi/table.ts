@@ -13,6 +13,7 @@ import {
   isRow,
   isSeparator,
   opensSection,
+  PROCESS_COLUMNS_RE,
   tableLines,
 } from './table-lines.js';
 import { isBusId, isInt, isPlaceholder, versionAfter } from './text.js';
@@ -23,7 +24,9 @@ export function looksLikeTable(lines: string[]): boolean {
   return lines.some(
     (l) =>
       l.length < 400 &&
-      (/NVIDIA-SMI\s+\d|Driver Version:|KMD Version:/.test(l) || /^\s*\|\s*Processes:/.test(l)),
+      (/NVIDIA-SMI\s+\d|Driver Version:|KMD Version:/.test(l) ||
+        /^\s*\|\s*Processes:/.test(l) ||
+        PROCESS_COLUMNS_RE.test(l)),
   );
 }
 
@@ -145,7 +148,7 @@ export function readGpuTable(rawLines: string[], text: string): ReadResult<GpuIn
   const lines = tableLines(rawLines);
   const header = findLine(lines, 0, (l) => /^\|\s*GPU\s+Name/.test(l));
   if (header < 0) {
-    if (findLine(lines, 0, (l) => opensSection(l, 'Processes')) >= 0)
+    if (findLine(lines, 0, (l) => opensSection(l, 'Processes') || PROCESS_COLUMNS_RE.test(l)) >= 0)
       return readUnknown('the text holds only the Processes section of the nvidia-smi table, not its GPUs');
     return readUnreadable('an nvidia-smi table header but no GPU column header (cut short?)', text);
   }

@@ -64,14 +64,27 @@ export interface ProcessListing {
 
 export interface Topology {
   gpus: string[];
-  /** links[i][j]: the cell between GPUi and GPUj (`X`, `NV18`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`). */
-  links: string[][];
-  /** nvlink when every GPU pair is joined by NV#, pcie when none is, mixed otherwise. */
-  kind: 'nvlink' | 'pcie' | 'mixed' | 'single';
+  /**
+   * links[i][j]: the cell between GPUi and GPUj (`X`, `NV18`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`); null
+   * where a cut matrix did not show it (a cell is known from its row or, the matrix being symmetric, its
+   * column).
+   */
+  links: (string | null)[][];
+  /**
+   * nvlink when every GPU pair is joined by NV#, pcie when none is, mixed otherwise; unknown when a cut
+   * matrix hides a pair and the links it shows do not already make it mixed.
+   */
+  kind: 'nvlink' | 'pcie' | 'mixed' | 'single' | 'unknown';
+  /** The NIC columns (`NIC0`, or a name such as `mlx5_bond_0` in older drivers), by the NIC legend's name when given. */
+  nics: string[];
+  /** nicLinks[i][k]: the cell between GPUi and NIC k; null where not shown. */
+  nicLinks: (string | null)[][];
   /** CPU affinity per GPU row (`0-47,96-143`), null where not printed. */
   cpuAffinity: (string | null)[];
   /** NUMA affinity per GPU row, null where not printed or `N/A`. */
   numaAffinity: (string | null)[];
+  /** Where the matrix was cut (what it did not show), or null when it is whole. */
+  truncated: string | null;
 }
 
 /** A GPU row with every optional fact unknown; readers fill in what they read. */

@@ -15,6 +15,8 @@ export interface LogCase {
   ready?: number | null;
   /** Line and a fragment of the excerpt of the failed start; null when the start did not fail. */
   failedStart?: { line: number; contains: string; afterReady?: boolean } | null;
+  /** How many crash signatures the current start holds (its excerpts never a mere mention of an error). */
+  crashes?: number;
   acceptance?: {
     neverAccepted: boolean;
     maxMeanLength: number | null;
@@ -42,6 +44,7 @@ export function expectLogCase(c: LogCase): LogReading {
     expect(r.failedStart?.excerpt).toContain(c.failedStart.contains);
     expect(r.failedStart?.afterReady ?? false).toBe(c.failedStart.afterReady ?? false);
   }
+  if (c.crashes !== undefined) expect(r.crashes.map((k) => k.excerpt)).toHaveLength(c.crashes);
   if (c.acceptance === null) expect(r.acceptance ?? null).toBeNull();
   else if (c.acceptance) {
     const { maxMeanLength, ...rest } = c.acceptance;
