@@ -128,13 +128,25 @@ export class StreamRun implements TransportHandlers {
   private readonly onAbort = (): void =>
     this.finish('BG_E_ABORTED', 'the request was aborted before it finished.');
 
-  /** One timer for three deadlines; reads only update lastDataAbs, the timer re-arms itself lazily. */
+  /**
+   * One timer for three deadlines; reads only update lastDataAbs, the timer re-arms itself lazily.
+   * Before the first token chunk only the first-token (and total) deadline runs: the stall clock
+   * starts at the first chunk, so stall_s never caps ttft_s (a long prefill is not a stall).
+   */
   private armTimer(): void {
     const t = this.s.timeouts;
     const totalAt = this.sentAbs + t.totalMs;
-    const firstAt = this.rec.chunkMs.length === 0 ? this.sentAbs + t.ttftMs : Number.POSITIVE_INFINITY;
-    const next = Math.min(totalAt, firstAt, this.lastDataAbs + t.stallMs);
+    const started = this.rec.chunkMs.length > 0;
+    const firstAt = started ? Number.POSITIVE_INFINITY : this.sentAbs + t.ttftMs;
+    const stallAt = started ? this.lastDataAbs + t.stallMs : Number.POSITIVE_INFINITY;
+    const next = Math.min(totalAt, firstAt, stallAt);
     this.timer = setTimeout(this.onTimer, Math.max(1, next - performance.now()));
+  }
+
+  /** The first token chunk arrived: the timer, armed for the first-token deadline, now watches stalls. */
+  private startStallClock(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.armTimer();
   }
 
   private readonly onTimer = (): void => {
@@ -146,7 +158,7 @@ export class StreamRun implements TransportHandlers {
       this.finish('BG_E_TOTAL_TIMEOUT', `the request took longer than the total timeout of ${t.totalMs} ms.`);
     } else if (chunks === 0 && now >= this.sentAbs + t.ttftMs) {
       this.finish('BG_E_TTFT_TIMEOUT', `no token arrived within the first-token timeout of ${t.ttftMs} ms.`);
-    } else if (now >= this.lastDataAbs + t.stallMs) {
+    } else if (chunks > 0 && now >= this.lastDataAbs + t.stallMs) {
       const after = `after ${chunks} token chunks`;
       this.finish('BG_E_STALL_TIMEOUT', `no bytes arrived for ${t.stallMs} ms (stall timeout) ${after}.`);
     } else {
@@ -208,6 +220,7 @@ export class StreamRun implements TransportHandlers {
       const rel = atAbs - this.s.originMs;
       rec.chunkMs.push(rel);
       rec.chunkTokens.push(tokens);
+      if (rec.chunkMs.length === 1) this.startStallClock();
       if (!perChunkServer) this.chunkChars.push(facts.contentChars + facts.reasoningChars);
       if (rec.firstContentMs === null && (this.s.native || visible)) rec.firstContentMs = rel;
     }

@@ -105,7 +105,11 @@ export const targetSchema = z
       .object({
         connect_s: timeoutS.default(10).describe('Connect timeout.'),
         ttft_s: timeoutS.default(300).describe('Max time from send to the first token.'),
-        stall_s: timeoutS.default(60).describe('Max gap between two chunks.'),
+        stall_s: timeoutS
+          .default(60)
+          .describe(
+            'Max gap between two chunks, counted from the first token chunk: before it only ttft_s applies.',
+          ),
         total_s: timeoutS.default(1800).describe('Max time for a whole request.'),
       })
       .strict()
