@@ -220,7 +220,7 @@ export const workloadSchema = z
       .string()
       .default('random')
       .describe(
-        '"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line).',
+        '"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line). Like every file a plan names (trace, tokenizer, lossless reference), checked before anything runs: a regular file of at most 512 MiB (bounds.ts MAX_PLAN_DATA_FILE_BYTES) that parses.',
       ),
     input_tokens: tokenLengthSchema
       .default({ fixed: 1024 })
