@@ -6,6 +6,7 @@
 // releases of 2024–2026 (read at source: python/sglang/bench_serving.py, benchmarks/benchmark_serving.py,
 // vllm/benchmarks/serve.py).
 
+import { BenchgateError } from '../core/errors.js';
 import { applyCommandLevel, levelFromCommand } from './import-printed-command.js';
 import type { Obj, RawResult, ResultTool } from './import-source.js';
 
@@ -155,7 +156,21 @@ function set(fields: Obj, at: Map<string, number>, key: string, value: unknown, 
   at.set(key, line);
 }
 
-function blockResult(b: Block): RawResult {
+/** A label printed twice in one table with two values: which one the level measured cannot be told. */
+function twice(
+  file: string,
+  b: Block,
+  label: string,
+  a: [number, unknown],
+  c: [number, unknown],
+): BenchgateError {
+  return new BenchgateError(
+    'BG_E_IMPORT',
+    `${file}:${c[0]}: "${label}" is printed twice in the table at line ${b.headerLine}, ${String(a[1])} at line ${a[0]} and ${String(c[1])} at line ${c[0]}; refusing the table (which one it measured cannot be told).`,
+  );
+}
+
+function blockResult(b: Block, file: string): RawResult {
   const tool = blockTool(b);
   const fields: Obj = {};
   const at = new Map<string, number>();
@@ -173,7 +188,10 @@ function blockResult(b: Block): RawResult {
     }
     const key = keyOf(lv.label, tool);
     if (key) {
-      set(fields, at, key, printedValue(lv.value), n);
+      const value = printedValue(lv.value);
+      if (key in fields && !Object.is(fields[key], value))
+        throw twice(file, b, lv.label, [at.get(key)!, fields[key]], [n, value]);
+      set(fields, at, key, value, n);
       labels.set(key, lv.label);
     }
   }
@@ -196,6 +214,6 @@ function blockResult(b: Block): RawResult {
 }
 
 /** Every result table of a pasted terminal log, in order. */
-export function readPrintedResults(text: string): RawResult[] {
-  return blocksOf(text).map(blockResult);
+export function readPrintedResults(text: string, file: string): RawResult[] {
+  return blocksOf(text).map((b) => blockResult(b, file));
 }

@@ -5,6 +5,7 @@
 
 import type { LevelSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { crossCheckResult } from './import-cross-check.js';
 import { ResultFields } from './import-fields.js';
 import { assembleImportedRun, defaultImportName, type ImportedRun } from './import-run.js';
 import {
@@ -91,6 +92,7 @@ function importSglangResults(results: RawResult[], file: string, opts: ImportOpt
     f.require(SGLANG_REQUIRED, 'SGLang bench_serving results');
     const mapped = sglangLevel(f, i, records);
     if (!levelKnown(f, mapped.level, warnings)) return;
+    warnings.push(...crossCheckResult(f, mapped.summary));
     if (!f.has('completed'))
       warnings.push(
         `${file}:${f.raw.line}: this bench_serving release (before v0.2.12) does not say how many requests completed; recorded as unknown.`,
@@ -147,6 +149,7 @@ function importVllmResults(results: RawResult[], file: string, opts: ImportOptio
     f.require(VLLM_REQUIRED, 'vLLM bench serve results');
     const mapped = vllmLevel(f, i, records);
     if (!levelKnown(f, mapped.level, warnings)) return;
+    warnings.push(...crossCheckResult(f, mapped.summary));
     if (mapped.note) warnings.push(mapped.note);
     levels.push(mapped.summary);
   });

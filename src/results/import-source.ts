@@ -151,7 +151,7 @@ function objectPerLine(text: string, file: string): RawResult[] {
 /** Every result object of a file, in file order. */
 export function readResultObjects(text: string, file: string): RawResult[] {
   if (text.trim() === '') throw importError(file, RESULTS_EXPECTED, 'the file is empty');
-  if (looksPrinted(text)) return readPrintedResults(text);
+  if (looksPrinted(text)) return readPrintedResults(text, file);
   const body = text.replace(/^\uFEFF/, '');
   const firstLine = body.trimStart().split('\n', 1)[0];
   const oneObjectPerLine = body.trim().includes('\n') && isJsonObjectLine(firstLine);
