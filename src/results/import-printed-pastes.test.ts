@@ -41,3 +41,29 @@ describe('a printed table whose level is on the pasted command line', () => {
     expect(() => importResultText(table, 'bare.txt')).toThrow(/does not say which level it measured/);
   });
 });
+
+describe('a printed table pasted as a Markdown quote (issue 30)', () => {
+  it('reads a table with "> " before every line, after a sentence that is not quoted', () => {
+    const quoted = load('sglang-v0.5.8-printed-quoted.md');
+    const plain = importResultText(
+      readFileSync(`${FIXTURES}sglang-v0.5.8-printed-sweep.txt`, 'utf8').split('\n').slice(0, 44).join('\n'),
+      'plain.txt',
+    );
+    const [l] = quoted.summary.levels;
+    expect(l.level).toEqual({ kind: 'concurrency', value: 1 });
+    expect(l.requests.completed).toBe(24);
+    expect(l.ttftMs?.mean).toBe(104.05);
+    expect(quoted.summary.levels).toEqual(plain.summary.levels);
+  });
+
+  it('names the line of a wrong value by its line in the paste', () => {
+    const text = readFileSync(`${FIXTURES}sglang-v0.5.8-printed-quoted.md`, 'utf8').replace(
+      /> Successful requests:( +)24 /,
+      '> Successful requests:$1-4 ',
+    );
+    const line = text.split('\n').findIndex((l) => l.startsWith('> Successful requests:')) + 1;
+    expect(() => importResultText(text, 'issue.md')).toThrow(
+      `issue.md:${line}: "Successful requests:" (completed) must be a whole number ≥ 0; found -4.`,
+    );
+  });
+});

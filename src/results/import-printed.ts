@@ -74,6 +74,22 @@ const MAX_LINE = 300;
 /** Lines before a table (a benchmark command line, a Namespace echo) are read up to this length. */
 const MAX_BEFORE_LINE = 8000;
 
+/** A Markdown quote's markers ("> ", "> > ") at the start of a line, with the blanks before them. */
+const QUOTE = /^[ \t]*(?:>[ \t]?)+/;
+
+/**
+ * The text with Markdown quote markers taken off every quoted line (a table pasted into an issue or a
+ * chat as `> ` lines); no table or JSON line starts with `>`, so nothing else changes, and line numbers
+ * stay those of the paste.
+ */
+export function unquoted(text: string): string {
+  if (!/^[ \t]*>/m.test(text)) return text;
+  return text
+    .split('\n')
+    .map((l) => l.replace(QUOTE, ''))
+    .join('\n');
+}
+
 export function looksPrinted(text: string): boolean {
   return text.split('\n').some((l) => HEADER_AT_END.test(l.trim().slice(-MAX_LINE)));
 }

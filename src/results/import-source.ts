@@ -5,7 +5,7 @@
 
 import { BenchgateError } from '../core/errors.js';
 import { parsePythonJson } from '../core/python-json.js';
-import { looksPrinted, readPrintedResults } from './import-printed.js';
+import { looksPrinted, readPrintedResults, unquoted } from './import-printed.js';
 
 export type Obj = Record<string, unknown>;
 export type ResultTool = 'sglang' | 'vllm';
@@ -149,8 +149,9 @@ function objectPerLine(text: string, file: string): RawResult[] {
 }
 
 /** Every result object of a file, in file order. */
-export function readResultObjects(text: string, file: string): RawResult[] {
-  if (text.trim() === '') throw importError(file, RESULTS_EXPECTED, 'the file is empty');
+export function readResultObjects(pasted: string, file: string): RawResult[] {
+  if (pasted.trim() === '') throw importError(file, RESULTS_EXPECTED, 'the file is empty');
+  const text = unquoted(pasted);
   if (looksPrinted(text)) return readPrintedResults(text, file);
   const body = text.replace(/^\uFEFF/, '');
   const firstLine = body.trimStart().split('\n', 1)[0];
