@@ -7,6 +7,7 @@
 import type { LevelSummary } from '../metrics/summary.js';
 import type { ResultFields } from './import-fields.js';
 import { requestLists } from './import-records.js';
+import type { StatedTotals } from './layout.js';
 
 /** A stated throughput and totals / duration may differ by this share (the tables print 2 decimals). */
 const RATE_TOLERANCE = 0.02;
@@ -101,7 +102,36 @@ function rateProblems(f: ResultFields, level: LevelSummary): string[] {
   }
   const t = level.throughput;
   t.totalTokensPerS = t.inputTokensPerS + t.outputTokensPerS;
+  out.push(...totalRateProblem(f, level, tolerance));
   return out;
+}
+
+/** The total token throughput the tool printed: kept when it agrees with input + output, else refused for them. */
+function totalRateProblem(f: ResultFields, level: LevelSummary, tolerance: number): string[] {
+  const key = f.has('total_throughput') ? 'total_throughput' : 'total_token_throughput';
+  const stated = f.amount(key);
+  const t = level.throughput;
+  const sum = t.totalTokensPerS;
+  if (stated === null) return [];
+  if (!Number.isFinite(sum) || Math.abs(stated - sum) <= tolerance * Math.max(sum, stated)) {
+    t.totalTokensPerS = stated;
+    return [];
+  }
+  return [
+    `${f.where(key)}: "${key}" says ${fmt(stated)} tok/s but input + output throughput is ${fmt(sum)} tok/s; keeping ${fmt(sum)}.`,
+  ];
+}
+
+/** The totals the result states (token counts, total token throughput), or null when it states none. */
+export function statedTotals(f: ResultFields, levelIndex: number): StatedTotals | null {
+  const totals: StatedTotals = {
+    levelIndex,
+    inputTokens: f.count('total_input_tokens'),
+    outputTokens: f.count('total_output_tokens'),
+    totalTokensPerS: f.amount('total_throughput') ?? f.amount('total_token_throughput'),
+  };
+  const { inputTokens, outputTokens, totalTokensPerS } = totals;
+  return inputTokens === null && outputTokens === null && totalTokensPerS === null ? null : totals;
 }
 
 /**

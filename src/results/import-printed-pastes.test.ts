@@ -67,3 +67,32 @@ describe('a printed table pasted as a Markdown quote (issue 30)', () => {
     );
   });
 });
+
+describe('the totals a pasted table prints are kept (issue 30)', () => {
+  const sweep = () => readFileSync(`${FIXTURES}sglang-v0.5.8-printed-sweep.txt`, 'utf8');
+
+  it('keeps each level’s total input and generated tokens and its total token throughput in the manifest', () => {
+    const run = importResultText(sweep(), 'sweep.txt');
+    expect(run.manifest.source.statedTotals?.[0]).toEqual({
+      levelIndex: 0,
+      inputTokens: 24576,
+      outputTokens: 768,
+      totalTokensPerS: 2525.19,
+    });
+    expect(run.manifest.source.statedTotals).toHaveLength(3);
+    expect(run.summary.levels[0].throughput.totalTokensPerS).toBe(2525.19);
+  });
+
+  it('a printed total token throughput that contradicts input + output is not kept, and is named', () => {
+    const text = sweep().replace(
+      /Total token throughput \(tok\/s\):( +)2525\.19/,
+      'Total token throughput (tok/s):$19999.00 ',
+    );
+    const line = text.split('\n').findIndex((l) => l.startsWith('Total token throughput (tok/s):')) + 1;
+    const run = importResultText(text, 'sweep.txt');
+    expect(run.summary.levels[0].throughput.totalTokensPerS).toBeCloseTo(2448.67 + 76.52, 6);
+    expect(run.warnings).toContain(
+      `sweep.txt:${line}: "total_throughput" says 9999 tok/s but input + output throughput is 2525.19 tok/s; keeping 2525.19.`,
+    );
+  });
+});
