@@ -96,3 +96,18 @@ describe('the totals a pasted table prints are kept (issue 30)', () => {
     );
   });
 });
+
+describe('a paste holding only one section of a result table (issue 30)', () => {
+  it('the "Speculative Decoding" section alone is refused naming the section and what to paste', () => {
+    const text = readFileSync(`${FIXTURES}vllm-2026-02-printed-speculative-only.txt`, 'utf8');
+    expect(() => importResultText(text, 'spec.txt')).toThrow(
+      'Expected SGLang bench_serving or vLLM bench serve results (their JSON or JSONL result file, or the result table they print) in spec.txt; it holds only the "Speculative Decoding" section of a printed result table (line 1), figures without the level, request counts and latencies they belong to; paste the whole table, from its "Serving Benchmark Result" line to the closing "=====" line.',
+    );
+  });
+
+  it('the same section inside its whole table is read with the level', () => {
+    const [l] = load('vllm-2026-02-printed.txt').summary.levels;
+    expect(l.speculative?.acceptanceLength).toBe(2.85);
+    expect(l.speculative?.verifySteps).toBe(120);
+  });
+});

@@ -90,6 +90,19 @@ export function unquoted(text: string): string {
     .join('\n');
 }
 
+/**
+ * A section of a result table pasted without the table (its first "---- Name ----" line, when the text
+ * has no table header): its figures belong to a level, counts and latencies the paste does not hold.
+ */
+export function sectionWithoutTable(text: string): { name: string; line: number } | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t.length <= MAX_LINE && SECTION.test(t)) return { name: t.replace(/^-+|-+$/g, ''), line: i + 1 };
+  }
+  return null;
+}
+
 export function looksPrinted(text: string): boolean {
   return text.split('\n').some((l) => HEADER_AT_END.test(l.trim().slice(-MAX_LINE)));
 }
