@@ -10,6 +10,7 @@ import { type ChunkFacts, emptyFacts, scanChunk } from './chunk-scan.js';
 import { distributeTotal } from './distribute-total.js';
 import { chunkContent } from './reply-text.js';
 import { SseScanner } from './sse-scanner.js';
+import { nextDeadline, passedDeadline, type StreamClock } from './stream-deadlines.js';
 import type { TransportHandlers } from './transport.js';
 
 /** Per-request deadlines in ms; their defaults live in the plan schema (target.timeouts). */
@@ -128,30 +129,22 @@ export class StreamRun implements TransportHandlers {
   private readonly onAbort = (): void =>
     this.finish('BG_E_ABORTED', 'the request was aborted before it finished.');
 
-  /** One timer for three deadlines; reads only update lastDataAbs, the timer re-arms itself lazily. */
+  /** One lazy timer for the deadlines (stream-deadlines.ts); reads only update lastDataAbs. */
   private armTimer(): void {
-    const t = this.s.timeouts;
-    const totalAt = this.sentAbs + t.totalMs;
-    const firstAt = this.rec.chunkMs.length === 0 ? this.sentAbs + t.ttftMs : Number.POSITIVE_INFINITY;
-    const next = Math.min(totalAt, firstAt, this.lastDataAbs + t.stallMs);
+    if (this.timer) clearTimeout(this.timer);
+    const next = nextDeadline(this.s.timeouts, this.clock());
     this.timer = setTimeout(this.onTimer, Math.max(1, next - performance.now()));
+  }
+
+  private clock(): StreamClock {
+    return { sentAbs: this.sentAbs, lastDataAbs: this.lastDataAbs, chunks: this.rec.chunkMs.length };
   }
 
   private readonly onTimer = (): void => {
     if (this.done) return;
-    const t = this.s.timeouts;
-    const now = performance.now();
-    const chunks = this.rec.chunkMs.length;
-    if (now >= this.sentAbs + t.totalMs) {
-      this.finish('BG_E_TOTAL_TIMEOUT', `the request took longer than the total timeout of ${t.totalMs} ms.`);
-    } else if (chunks === 0 && now >= this.sentAbs + t.ttftMs) {
-      this.finish('BG_E_TTFT_TIMEOUT', `no token arrived within the first-token timeout of ${t.ttftMs} ms.`);
-    } else if (now >= this.lastDataAbs + t.stallMs) {
-      const after = `after ${chunks} token chunks`;
-      this.finish('BG_E_STALL_TIMEOUT', `no bytes arrived for ${t.stallMs} ms (stall timeout) ${after}.`);
-    } else {
-      this.armTimer();
-    }
+    const passed = passedDeadline(this.s.timeouts, this.clock(), performance.now());
+    if (passed) this.finish(passed.code, passed.message);
+    else this.armTimer();
   };
 
   private onOversize(bytes: number): void {
@@ -208,6 +201,7 @@ export class StreamRun implements TransportHandlers {
       const rel = atAbs - this.s.originMs;
       rec.chunkMs.push(rel);
       rec.chunkTokens.push(tokens);
+      if (rec.chunkMs.length === 1) this.armTimer(); // the stall clock starts now
       if (!perChunkServer) this.chunkChars.push(facts.contentChars + facts.reasoningChars);
       if (rec.firstContentMs === null && (this.s.native || visible)) rec.firstContentMs = rel;
     }

@@ -35,3 +35,8 @@ export const MAX_TEMPERATURE = 100;
 /** GPUs one host can have, and the memory of one (MiB). */
 export const MAX_GPUS = 4_096;
 export const MAX_GPU_MEMORY_MIB = 1_048_576;
+/**
+ * A file a plan names (dataset, trace, tokenizer.json, lossless reference): each is read whole as one
+ * string, and V8 cannot hold a string of more than 2^29 − 24 characters (~512 MiB).
+ */
+export const MAX_PLAN_DATA_FILE_BYTES = 512 * 1024 * 1024;

@@ -6,7 +6,7 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve as resolvePath } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { BenchgateError } from '../core/errors.js';
 import { formatPlanPath, type PlanProblem } from './problem.js';
 import { limitProblems, MAX_PLAN_BYTES } from './process-limits.js';
@@ -72,6 +72,58 @@ async function readPlanText(file: string): Promise<string> {
   }
 }
 
+/** Each problem as `file:line:col key: message`, in the order they appear in the file. */
+function locateProblems(
+  doc: Document,
+  lineCounter: LineCounter,
+  file: string,
+  problems: PlanProblem[],
+): string[] {
+  return problems
+    .map((p, order) => ({ p, order, offset: problemOffset(doc, p) }))
+    .sort((a, b) => a.offset - b.offset || a.order - b.order)
+    .map(({ p, offset }) => {
+      const { line, col } = lineCounter.linePos(offset);
+      return `${file}:${line}:${col} ${formatPlanPath(p.path)}: ${p.message}`;
+    });
+}
+
+function locatedError(file: string, details: string[]): BenchgateError {
+  return new BenchgateError(
+    'BG_E_PLAN_INVALID',
+    `plan ${file} is invalid: ${plural(details.length, 'error')}`,
+    {
+      details: capped(details),
+    },
+  );
+}
+
+/**
+ * Problems found after a plan file loaded (in the files it names), located in that file as its schema
+ * problems are; `fromFlags` problems concern a key a command-line flag set, named by the flag instead.
+ */
+export async function planFileProblemsError(
+  file: string | null,
+  problems: PlanProblem[],
+  flagOf: (p: PlanProblem) => string | null,
+): Promise<BenchgateError> {
+  const inFile = problems.filter((p) => file !== null && flagOf(p) === null);
+  const byFlag = problems.filter((p) => !inFile.includes(p));
+  const details: string[] = [];
+  if (file !== null && inFile.length > 0) {
+    const lineCounter = new LineCounter();
+    const doc = parseDocument((await readPlanText(file)).replace(/^\uFEFF/, ''), { lineCounter });
+    details.push(...locateProblems(doc, lineCounter, file, inFile));
+  }
+  const source = file ? `${file} + flags` : 'flags';
+  for (const p of byFlag) {
+    const flag = flagOf(p);
+    const key = formatPlanPath(p.path);
+    details.push(`${source} ${flag ? `${flag} (${key})` : key}: ${p.message}`);
+  }
+  return locatedError(file ?? 'from flags', details);
+}
+
 /** Parses and validates plan text; `file` names the source in every message. */
 export function parsePlanText(text: string, file: string): Plan {
   if (text.length > MAX_PLAN_BYTES) throw tooLarge(file, Buffer.byteLength(text));
@@ -119,23 +171,7 @@ export function parsePlanText(text: string, file: string): Plan {
     });
   }
   const problems = planProblems(raw);
-  if (problems.length > 0) {
-    const located = problems
-      .map((p, order) => ({ p, order, offset: problemOffset(doc, p) }))
-      .sort((a, b) => a.offset - b.offset || a.order - b.order);
-    throw new BenchgateError(
-      'BG_E_PLAN_INVALID',
-      `plan ${file} is invalid: ${plural(problems.length, 'error')}`,
-      {
-        details: capped(
-          located.map(({ p, offset }) => {
-            const { line, col } = lineCounter.linePos(offset);
-            return `${file}:${line}:${col} ${formatPlanPath(p.path)}: ${p.message}`;
-          }),
-        ),
-      },
-    );
-  }
+  if (problems.length > 0) throw locatedError(file, locateProblems(doc, lineCounter, file, problems));
   const plan = withFreshSalt(planSchema.parse(raw));
   if (plan.name === undefined) plan.name = basename(file, extname(file)) || 'bench';
   return plan;

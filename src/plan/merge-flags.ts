@@ -3,6 +3,7 @@
 // user typed rather than the plan key it set.
 
 import { resolvePlan } from './load.js';
+import { formatPlanPath, type PlanPath, valueAt } from './problem.js';
 import type { Plan, PlanInput } from './schema.js';
 
 /** Which flag sets which plan key, so plan errors name the flag the user typed. */
@@ -56,4 +57,10 @@ export function resolvePlanWithFlags(
       flags: { ...FLAG_FOR_KEY, 'load.levels': o.levelsFlag },
     },
   );
+}
+
+/** The flag that set the plan key at `path` when the flags' fragment set it (`--dataset`), else null. */
+export function flagThatSet(flags: PlanInput, path: PlanPath): string | null {
+  if (valueAt(flags, path) === undefined) return null;
+  return FLAG_FOR_KEY[formatPlanPath(path)] ?? formatPlanPath(path);
 }

@@ -111,7 +111,11 @@ export const targetSchema = z
       .object({
         connect_s: timeoutS.default(10).describe('Connect timeout.'),
         ttft_s: timeoutS.default(300).describe('Max time from send to the first token.'),
-        stall_s: timeoutS.default(60).describe('Max gap between two chunks.'),
+        stall_s: timeoutS
+          .default(60)
+          .describe(
+            'Max gap between two chunks, counted from the first token chunk: before it only ttft_s applies.',
+          ),
         total_s: timeoutS.default(1800).describe('Max time for a whole request.'),
       })
       .strict()
@@ -222,7 +226,7 @@ export const workloadSchema = z
       .string()
       .default('random')
       .describe(
-        '"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line).',
+        '"random", a ShareGPT-style JSON file, or a JSONL file of prompts ({"prompt": ...} per line). Like every file a plan names (trace, tokenizer, lossless reference), checked before anything runs: a regular file of at most 512 MiB (bounds.ts MAX_PLAN_DATA_FILE_BYTES) that parses.',
       ),
     input_tokens: tokenLengthSchema
       .default({ fixed: 1024 })

@@ -8,6 +8,7 @@
 import { parseDurationS } from '../core/clock.js';
 import type { PlanPath, PlanProblem } from './problem.js';
 import { trialProblems } from './trial-checks.js';
+import { traceLoadProblems } from './workload-checks.js';
 
 type Raw = Record<string, unknown>;
 
@@ -260,7 +261,7 @@ export function semanticProblems(raw: unknown): PlanProblem[] {
   const load = asMap(plan.load);
   if (load) out.push(...loadProblems(load));
   out.push(...multiTurnProblems(plan));
-  out.push(...trialProblems(plan));
+  out.push(...trialProblems(plan), ...traceLoadProblems(plan));
   if (Array.isArray(plan.percentiles) && plan.percentiles.every((p) => typeof p === 'number')) {
     out.push(...duplicates(plan.percentiles as number[], ['percentiles'], (p) => `percentile ${p}`));
   }

@@ -10,23 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/test-support/run-cli.js';
 import { BenchgateError } from '../core/errors.js';
 import { importResultText } from './import-result.js';
+import { importRefusal as refusal } from './test-support/import-refusal.js';
 
 const FIXTURES = new URL('./fixtures/import/', import.meta.url).pathname;
 const fixture = (name: string) => readFileSync(FIXTURES + name, 'utf8');
 const root = await mkdtemp(join(tmpdir(), 'bg-import-bad-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
-
-/** The message of the error importing `text` throws, failing the test when it imports or throws another kind. */
-function refusal(text: string, file = 'r.json'): string {
-  try {
-    importResultText(text, file);
-  } catch (e) {
-    expect(e).toBeInstanceOf(BenchgateError);
-    expect((e as BenchgateError).code).toBe('BG_E_IMPORT');
-    return (e as Error).message;
-  }
-  throw new Error('imported without complaint');
-}
 
 /** The second line of the SGLang v0.5.8 fixture with `key` set to `value` (JSON text). */
 function sglangWith(key: string, value: string): string {

@@ -6,6 +6,7 @@
 // releases of 2024–2026 (read at source: python/sglang/bench_serving.py, benchmarks/benchmark_serving.py,
 // vllm/benchmarks/serve.py).
 
+import { BenchgateError } from '../core/errors.js';
 import { applyCommandLevel, levelFromCommand } from './import-printed-command.js';
 import type { Obj, RawResult, ResultTool } from './import-source.js';
 
@@ -72,6 +73,35 @@ const POSITION = /^Position (\d+):$/;
 const MAX_LINE = 300;
 /** Lines before a table (a benchmark command line, a Namespace echo) are read up to this length. */
 const MAX_BEFORE_LINE = 8000;
+
+/** A Markdown quote's markers ("> ", "> > ") at the start of a line, with the blanks before them. */
+const QUOTE = /^[ \t]*(?:>[ \t]?)+/;
+
+/**
+ * The text with Markdown quote markers taken off every quoted line (a table pasted into an issue or a
+ * chat as `> ` lines); no table or JSON line starts with `>`, so nothing else changes, and line numbers
+ * stay those of the paste.
+ */
+export function unquoted(text: string): string {
+  if (!/^[ \t]*>/m.test(text)) return text;
+  return text
+    .split('\n')
+    .map((l) => l.replace(QUOTE, ''))
+    .join('\n');
+}
+
+/**
+ * A section of a result table pasted without the table (its first "---- Name ----" line, when the text
+ * has no table header): its figures belong to a level, counts and latencies the paste does not hold.
+ */
+export function sectionWithoutTable(text: string): { name: string; line: number } | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].trim();
+    if (t.length <= MAX_LINE && SECTION.test(t)) return { name: t.replace(/^-+|-+$/g, ''), line: i + 1 };
+  }
+  return null;
+}
 
 export function looksPrinted(text: string): boolean {
   return text.split('\n').some((l) => HEADER_AT_END.test(l.trim().slice(-MAX_LINE)));
@@ -155,7 +185,21 @@ function set(fields: Obj, at: Map<string, number>, key: string, value: unknown, 
   at.set(key, line);
 }
 
-function blockResult(b: Block): RawResult {
+/** A label printed twice in one table with two values: which one the level measured cannot be told. */
+function twice(
+  file: string,
+  b: Block,
+  label: string,
+  a: [number, unknown],
+  c: [number, unknown],
+): BenchgateError {
+  return new BenchgateError(
+    'BG_E_IMPORT',
+    `${file}:${c[0]}: "${label}" is printed twice in the table at line ${b.headerLine}, ${String(a[1])} at line ${a[0]} and ${String(c[1])} at line ${c[0]}; refusing the table (which one it measured cannot be told).`,
+  );
+}
+
+function blockResult(b: Block, file: string): RawResult {
   const tool = blockTool(b);
   const fields: Obj = {};
   const at = new Map<string, number>();
@@ -173,7 +217,10 @@ function blockResult(b: Block): RawResult {
     }
     const key = keyOf(lv.label, tool);
     if (key) {
-      set(fields, at, key, printedValue(lv.value), n);
+      const value = printedValue(lv.value);
+      if (key in fields && !Object.is(fields[key], value))
+        throw twice(file, b, lv.label, [at.get(key)!, fields[key]], [n, value]);
+      set(fields, at, key, value, n);
       labels.set(key, lv.label);
     }
   }
@@ -196,6 +243,6 @@ function blockResult(b: Block): RawResult {
 }
 
 /** Every result table of a pasted terminal log, in order. */
-export function readPrintedResults(text: string): RawResult[] {
-  return blocksOf(text).map(blockResult);
+export function readPrintedResults(text: string, file: string): RawResult[] {
+  return blocksOf(text).map((b) => blockResult(b, file));
 }

@@ -5,6 +5,7 @@
 
 import type { LevelSummary } from '../metrics/summary.js';
 import type { RequestRecord } from '../records/request-record.js';
+import { crossCheckResult, statedTotals } from './import-cross-check.js';
 import { ResultFields } from './import-fields.js';
 import { assembleImportedRun, defaultImportName, type ImportedRun } from './import-run.js';
 import {
@@ -18,6 +19,7 @@ import {
 import { importError, type RawResult, type ResultTool, readResultObjects } from './import-source.js';
 import { VLLM_DEFINITIONS, VLLM_REQUIRED, vllmLevel } from './import-vllm.js';
 import { applyWorkloadFacts } from './import-workload.js';
+import type { StatedTotals } from './layout.js';
 
 export type ImportFrom = ResultTool | 'auto';
 
@@ -82,6 +84,7 @@ function someLevel(levels: LevelSummary[], warnings: string[], file: string, too
 
 function importSglangResults(results: RawResult[], file: string, opts: ImportOptions): ImportedRun {
   const warnings: string[] = [];
+  const totals: StatedTotals[] = [];
   const levels: LevelSummary[] = [];
   const records: RequestRecord[] = [];
   const seen = new Map<string, number>();
@@ -91,6 +94,9 @@ function importSglangResults(results: RawResult[], file: string, opts: ImportOpt
     f.require(SGLANG_REQUIRED, 'SGLang bench_serving results');
     const mapped = sglangLevel(f, i, records);
     if (!levelKnown(f, mapped.level, warnings)) return;
+    warnings.push(...crossCheckResult(f, mapped.summary));
+    const stated = statedTotals(f, i);
+    if (stated) totals.push(stated);
     if (!f.has('completed'))
       warnings.push(
         `${file}:${f.raw.line}: this bench_serving release (before v0.2.12) does not say how many requests completed; recorded as unknown.`,
@@ -130,7 +136,15 @@ function importSglangResults(results: RawResult[], file: string, opts: ImportOpt
     printed: results.every((r) => r.printed),
   });
   applyWorkloadFacts(run, all);
+  keepStatedTotals(run, totals);
   return run;
+}
+
+/** The totals the tool stated for the levels kept (a level left out or replaced takes its totals with it). */
+function keepStatedTotals(run: ImportedRun, totals: StatedTotals[]): void {
+  const kept = new Set(run.summary.levels.map((l) => l.levelIndex));
+  const mine = totals.filter((t) => kept.has(t.levelIndex));
+  if (mine.length > 0) run.manifest.source.statedTotals = mine;
 }
 
 /** vLLM writes `date` as %Y%m%d-%H%M%S local time; read it as UTC (the zone is not recorded). */
@@ -141,6 +155,7 @@ function vllmDate(v: unknown): string | null {
 
 function importVllmResults(results: RawResult[], file: string, opts: ImportOptions): ImportedRun {
   const warnings: string[] = [];
+  const totals: StatedTotals[] = [];
   const levels: LevelSummary[] = [];
   const records: RequestRecord[] = [];
   const all = results.map((r) => new ResultFields(file, r));
@@ -148,6 +163,9 @@ function importVllmResults(results: RawResult[], file: string, opts: ImportOptio
     f.require(VLLM_REQUIRED, 'vLLM bench serve results');
     const mapped = vllmLevel(f, i, records);
     if (!levelKnown(f, mapped.level, warnings)) return;
+    warnings.push(...crossCheckResult(f, mapped.summary));
+    const stated = statedTotals(f, i);
+    if (stated) totals.push(stated);
     if (mapped.note) warnings.push(mapped.note);
     levels.push(mapped.summary);
   });
@@ -168,6 +186,7 @@ function importVllmResults(results: RawResult[], file: string, opts: ImportOptio
     printed: results.every((r) => r.printed),
   });
   applyWorkloadFacts(run, all);
+  keepStatedTotals(run, totals);
   return run;
 }
 

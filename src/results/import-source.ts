@@ -5,7 +5,7 @@
 
 import { BenchgateError } from '../core/errors.js';
 import { parsePythonJson } from '../core/python-json.js';
-import { looksPrinted, readPrintedResults } from './import-printed.js';
+import { looksPrinted, readPrintedResults, sectionWithoutTable, unquoted } from './import-printed.js';
 
 export type Obj = Record<string, unknown>;
 export type ResultTool = 'sglang' | 'vllm';
@@ -149,9 +149,17 @@ function objectPerLine(text: string, file: string): RawResult[] {
 }
 
 /** Every result object of a file, in file order. */
-export function readResultObjects(text: string, file: string): RawResult[] {
-  if (text.trim() === '') throw importError(file, RESULTS_EXPECTED, 'the file is empty');
-  if (looksPrinted(text)) return readPrintedResults(text);
+export function readResultObjects(pasted: string, file: string): RawResult[] {
+  if (pasted.trim() === '') throw importError(file, RESULTS_EXPECTED, 'the file is empty');
+  const text = unquoted(pasted);
+  if (looksPrinted(text)) return readPrintedResults(text, file);
+  const section = sectionWithoutTable(text);
+  if (section)
+    throw importError(
+      file,
+      RESULTS_EXPECTED,
+      `it holds only the "${section.name}" section of a printed result table (line ${section.line}), figures without the level, request counts and latencies they belong to; paste the whole table, from its "Serving Benchmark Result" line to the closing "=====" line`,
+    );
   const body = text.replace(/^\uFEFF/, '');
   const firstLine = body.trimStart().split('\n', 1)[0];
   const oneObjectPerLine = body.trim().includes('\n') && isJsonObjectLine(firstLine);

@@ -88,6 +88,8 @@ export interface Manifest {
     summaryOnly?: 'printed-table' | 'no-details';
     /** Imports: the engine the tool's `backend` names (sglang, vllm, …); absent when it names only an API. */
     engine?: string;
+    /** Imports: the totals the tool stated for each level (null: not stated), kept as it printed them. */
+    statedTotals?: StatedTotals[];
   };
   startedAt: string;
   finishedAt: string | null;
@@ -98,6 +100,14 @@ export interface Manifest {
 }
 
 /** One run as read from disk by src/results/read-run.ts, the input of every comparison and report. */
+/** An imported level's totals as the tool stated them: token counts and the total token throughput. */
+export interface StatedTotals {
+  levelIndex: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  totalTokensPerS: number | null;
+}
+
 export interface LoadedRun {
   /** Display name: the plan's name, else the directory name (made unique by the caller). */
   name: string;

@@ -12,6 +12,7 @@ import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
 import { levelTable } from '../../results/level-table.js';
+import { checkPlanFiles } from '../../session/plan-files.js';
 import { type RunBenchResult, runBench } from '../../session/run-bench.js';
 import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parsePositive, parseWorkers } from '../action.js';
@@ -140,6 +141,7 @@ async function benchAction(planPath: string | undefined, o: BenchFlags): Promise
     planPath: planPath ?? null,
     levelsFlag: o.rate !== undefined ? '--rate' : '--concurrency',
   });
+  await checkPlanFiles(plan, { planPath: planPath ?? null, flags });
   const progress = stderrProgress({ json: o.json === true });
   return withInterrupt(async (signal, interruptExit) => {
     const host = await openHost(plan.host);

@@ -11,6 +11,7 @@ import { runMatrix } from '../../matrix/run-matrix.js';
 import { runSingle } from '../../matrix/single-run.js';
 import { loadPlanFile } from '../../plan/load.js';
 import type { Plan } from '../../plan/schema.js';
+import { checkPlanFiles } from '../../session/plan-files.js';
 import { recordRuns } from '../../store/record-run.js';
 import { action, parseNumberList, parseWorkers } from '../action.js';
 import { askYesNo, type MatrixConsole, matrixConsole, withInterrupt } from '../terminal.js';
@@ -121,6 +122,7 @@ export function registerRun(program: Command): void {
     .action(
       action(async (planPath: string, flags: RunFlags) => {
         const plan = await loadPlanFile(planPath);
+        await checkPlanFiles(plan, { planPath });
         if (flags.workers !== undefined) plan.load.workers = parseWorkers(flags.workers);
         const io = matrixConsole({ json: flags.json ?? false });
         if (!plan.configs || plan.configs.length === 0) return runAgainstTarget(plan, planPath, flags, io);
