@@ -77,11 +77,24 @@ describe('gate checks', () => {
     expect(noisy.outcome).toBe('no change');
   });
 
-  it('never calls a regression at a level suspect for host timing noise', () => {
-    const hostNoise = new Map([['c=8', 'Timing noise: the host delayed the client.']]);
-    const [c] = gateChecks(comparison(0.7), evidence({ trials: true, hostNoise }));
-    expect(c.outcome).toBe('inconclusive');
-    expect(c.reason).toContain('suspect for host timing noise');
+  it('never calls a regression at a level suspect for host timing noise the noise estimate did not see', () => {
+    const reason = 'Timing noise: the host delayed the client.';
+    const every = new Map([['c=8', { reason, everyTrial: true }]]);
+    const [trials] = gateChecks(comparison(0.7), evidence({ trials: true, hostNoise: every }));
+    expect(trials.outcome).toBe('inconclusive');
+    expect(trials.reason).toContain('suspect for host timing noise: Timing noise');
+    const some = new Map([['c=8', { reason, everyTrial: false }]]);
+    const [history] = gateChecks(
+      comparison(0.7),
+      evidence({ earlier: [100, 101, 99, 100], own: 70, hostNoise: some }),
+    );
+    expect(history.outcome).toBe('inconclusive');
+  });
+
+  it('keeps a regression when trials resampled delayed and undelayed trials of the level on each side', () => {
+    const some = new Map([['c=8', { reason: 'Timing noise: trial 1.', everyTrial: false }]]);
+    const [c] = gateChecks(comparison(0.7), evidence({ trials: true, hostNoise: some }));
+    expect(c.outcome).toBe('regression');
   });
 
   it('skips a level the comparison cannot use, with the reason', () => {

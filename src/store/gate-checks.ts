@@ -3,8 +3,10 @@
 // (at least `minHistory` earlier runs: gate-noise.ts's prediction band); else from repeated trials on both
 // sides (the compare engine's interval then resamples trials, so it holds run-to-run noise); else it is
 // unknown and a change the within-run interval calls significant is inconclusive, never a regression. A
-// level suspect for host timing noise on either side never gives a regression; a level the comparison
-// cannot use is skipped with the reason. Pure.
+// level suspect for host timing noise on either side never gives a regression, unless the noise came from
+// trials and each side has a trial of that level the host did not delay (the interval then resampled
+// delayed and undelayed trials alike, so the delay is inside it); a level the comparison cannot use is
+// skipped with the reason. Pure.
 
 import { METRICS } from '../report/metric-catalog.js';
 import type { Cell, Comparison, LevelRow, MetricId } from '../report/types.js';
@@ -30,6 +32,13 @@ export interface GateCheck {
   text: string;
 }
 
+/** A level's host timing noise on either side of the gate. */
+export interface HostNoise {
+  reason: string;
+  /** Some side has no trial of the level free of timing noise. */
+  everyTrial: boolean;
+}
+
 /** What the checks are judged with, besides the comparison. */
 export interface GateEvidence {
   runName: string;
@@ -40,8 +49,8 @@ export interface GateEvidence {
   history: Map<MetricId, { earlier: Map<string, number[]>; run: Map<string, number> }>;
   /** Both runs have repeated trials (the compare engine's interval resamples them). */
   trials: boolean;
-  /** Per level label: why either side is suspect for host timing noise. */
-  hostNoise: Map<string, string>;
+  /** Per level label: why either side is suspect for host timing noise, and whether a side had every trial delayed. */
+  hostNoise: Map<string, HostNoise>;
   /** Per level label: the run's measured window, seconds. */
   timeS: Map<string, number>;
 }
@@ -75,8 +84,9 @@ function judgeCell(row: LevelRow, metric: MetricId, cell: Cell, e: GateEvidence)
     judged = { outcome: reason ? 'inconclusive' : outcome, noise, history: null, reason };
   }
   const noisy = e.hostNoise.get(row.label);
-  if (judged.outcome === 'regression' && noisy)
-    return { ...judged, outcome: 'inconclusive', reason: `suspect for host timing noise: ${noisy}` };
+  const inside = judged.noise === 'trials' && noisy?.everyTrial === false;
+  if (judged.outcome === 'regression' && noisy && !inside)
+    return { ...judged, outcome: 'inconclusive', reason: `suspect for host timing noise: ${noisy.reason}` };
   return judged;
 }
 

@@ -7,6 +7,7 @@
 // Exit 0 pass, 1 regression, 2 nothing comparable, 4 inconclusive.
 
 import { isBenchgateError } from '../core/errors.js';
+import type { LevelSummary } from '../metrics/summary.js';
 import { compareRuns } from '../report/compare.js';
 import { levelLabel } from '../report/levels.js';
 import type { Comparison, MetricId } from '../report/types.js';
@@ -14,7 +15,7 @@ import { DEFAULT_MIN_EFFECT } from '../report/verdicts.js';
 import type { LoadedRun } from '../results/layout.js';
 import { readRuns } from '../results/read-run.js';
 import type { StoreDb } from './db.js';
-import { type GateCheck, type GateEvidence, gateChecks } from './gate-checks.js';
+import { type GateCheck, type GateEvidence, gateChecks, type HostNoise } from './gate-checks.js';
 import { gateHistory, historyValues, levelValues } from './gate-history.js';
 import { findRun, listRuns, type RunListRow } from './run-query.js';
 
@@ -187,17 +188,31 @@ async function evidenceOf(
   return { evidence, historyRuns: earlier.length };
 }
 
-/** Per level label: the store's timing-noise reasons of either run (the validity as stored). */
-async function hostNoise(db: StoreDb, dirs: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/**
+ * Per level label: the timing noise of either run, from the store's level rows (one per trial): the
+ * stored validity's reason, and whether some side had every trial of the level delayed.
+ */
+async function hostNoise(db: StoreDb, dirs: string[]): Promise<Map<string, HostNoise>> {
   const rows = await db.all(
-    `SELECT label, validity_reasons FROM levels WHERE dir IN (?, ?) ORDER BY level_index`,
+    'SELECT dir, label, validity_reasons, summary FROM levels WHERE dir IN (?, ?) ORDER BY level_index',
     dirs,
   );
+  const reasons = new Map<string, string>();
+  const trials = new Map<string, { all: number; delayed: number }>(); // per dir and label
   for (const r of rows) {
-    const reasons = JSON.parse(String(r.validity_reasons ?? '[]')) as { check: string; text: string }[];
-    const noise = reasons.find((x) => x.check === 'timing-noise');
-    if (noise && !out.has(String(r.label))) out.set(String(r.label), noise.text);
+    const label = String(r.label);
+    const stored = JSON.parse(String(r.validity_reasons ?? '[]')) as { check: string; text: string }[];
+    const noise = stored.find((x) => x.check === 'timing-noise');
+    if (noise && !reasons.has(label)) reasons.set(label, noise.text);
+    const delayed = Boolean((JSON.parse(String(r.summary)) as LevelSummary).client?.timingNoise);
+    const key = `${r.dir}\u0000${label}`;
+    const t = trials.get(key) ?? { all: 0, delayed: 0 };
+    trials.set(key, { all: t.all + 1, delayed: t.delayed + (delayed ? 1 : 0) });
+  }
+  const out = new Map<string, HostNoise>();
+  for (const [label, reason] of reasons) {
+    const sides = dirs.map((d) => trials.get(`${d}\u0000${label}`));
+    out.set(label, { reason, everyTrial: sides.some((t) => !t || t.delayed >= t.all) });
   }
   return out;
 }
