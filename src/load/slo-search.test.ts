@@ -83,6 +83,33 @@ describe('SLO search', () => {
     expect(r.probes.filter((p) => p.repeat)).toHaveLength(1);
   });
 
+  it('brackets on the load each probe offered, not the nominal one, and confirms the answer', async () => {
+    // a schedule that offers 10% less than asked: nominal 55 offers 49.5, below a capacity of 50
+    const r = await searchSlo({ ...spec, start: 40, precision: 1 }, async (v) => ({
+      ...out(v * 0.9 <= 50 ? 'pass' : 'fail'),
+      offered: v * 0.9,
+    }));
+    expect(r.best as number).toBeLessThanOrEqual(50);
+    expect(r.firstFail as number).toBeGreaterThan(50);
+    expect((r.firstFail as number) - (r.best as number)).toBeLessThanOrEqual(1);
+    expect(r.probes.some((p) => p.offered === r.best && p.passed)).toBe(true);
+    expect(r.probes.some((p) => p.offered === r.firstFail && !p.passed)).toBe(true);
+    expect(r.confirmed).toBe(true);
+    expect(r.probes.at(-1)).toMatchObject({ outcome: 'pass', repeat: true });
+  });
+
+  it('ends on a confirmation rather than asking again for a nominal load it already probed', async () => {
+    // every nominal load offers the same 30 req/s: the bracket cannot narrow by asking for more
+    const r = await searchSlo({ ...spec, start: 20 }, async (v) => ({
+      ...out(v < 45 ? 'pass' : 'fail'),
+      offered: v < 45 ? 30 : 31,
+    }));
+    expect(r.stoppedBy).toBe('stalled');
+    expect(new Set(r.probes.filter((p) => !p.repeat).map((p) => p.value)).size).toBe(
+      r.probes.filter((p) => !p.repeat).length,
+    );
+  });
+
   it('moves the answer down when the confirmation fails (a pass, then a fail, at one load)', async () => {
     const seen = new Map<number, number>();
     const r = await searchSlo({ ...spec, precision: 0.5 }, async (v) => {

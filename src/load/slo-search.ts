@@ -7,8 +7,11 @@
 // behaviour is not monotonic in load) makes the search probe both ends of that pair once more before it
 // goes on; the pairs are kept for the report. An inconclusive probe (too few samples) is run once more,
 // which the driver makes bigger; a second inconclusive one at that load ends the search (its bounds are
-// too tight to judge; the report says which). No I/O and no clocks, so the driver (which runs each probe as
-// a level) and the tests share one algorithm.
+// too tight to judge; the report says which). The bracket is kept on the load each probe *offered* (what
+// its schedule actually sent over its steady window: a seeded Poisson schedule at a nominal 57.5 req/s may
+// offer 52), not the nominal value asked for; the nominal values are what a load's repeats and its
+// confirmation are keyed by. No I/O and no clocks, so the driver (which runs each probe as a level) and the
+// tests share one algorithm.
 
 export interface SloSearchSpec {
   /** First value probed (requests/s or concurrency). */
@@ -29,7 +32,10 @@ export interface SloSearchSpec {
 export type ProbeOutcome = 'pass' | 'fail' | 'inconclusive';
 
 export interface SloProbe {
+  /** The nominal load asked for. */
   value: number;
+  /** The load the probe offered (arrivals/s over its steady window, or concurrency); = value when unknown. */
+  offered: number;
   /** Share of the judged requests meeting every SLO. */
   share: number;
   passed: boolean;
@@ -45,14 +51,16 @@ export interface NonMonotonicPair {
 }
 
 export interface SloSearchResult {
-  /** Highest value that passed (every probe of it) below the lowest failure; null when none did. */
+  /** Highest offered load that passed (every probe of its nominal value) below the lowest failure; null when none did. */
   best: number | null;
-  /** Lowest value that failed; null when no probe failed (the search maximum passed). */
+  /** Lowest offered load that failed; null when no probe failed (the search maximum passed). */
   firstFail: number | null;
+  /** The answer's nominal load was probed at least twice and passed every time. */
+  confirmed: boolean;
   probes: SloProbe[];
   nonMonotonic: NonMonotonicPair[];
   /** Why the search stopped. */
-  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes' | 'inconclusive';
+  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes' | 'inconclusive' | 'stalled';
 }
 
 export class SloSearch {
@@ -62,6 +70,8 @@ export class SloSearch {
   private readonly repeated = new Set<number>();
   private readonly retried = new Set<number>();
   private stop: SloSearchResult['stoppedBy'] | null = null;
+  /** The bracket when the last new probe was proposed. */
+  private lastBracket: string | null = null;
 
   constructor(private readonly spec: SloSearchSpec) {
     if (!(spec.growth > 1)) throw new Error('growth must be > 1');
@@ -73,24 +83,30 @@ export class SloSearch {
     return this.spec.integer ? Math.max(1, Math.round(c)) : c;
   }
 
-  /** Lowest failed load (any probe of it failed). */
-  private get hi(): number | null {
-    const failed = this.probes.filter((p) => p.outcome === 'fail').map((p) => p.value);
-    return failed.length ? Math.min(...failed) : null;
+  /** Lowest offered load that failed, with its nominal value. */
+  private get failure(): { value: number; at: number } | null {
+    let low: SloProbe | null = null;
+    for (const p of this.probes) if (p.outcome === 'fail' && (!low || p.offered < low.offered)) low = p;
+    return low ? { value: low.value, at: low.offered } : null;
   }
 
-  /** Loads every probe of which passed (inconclusive probes aside), ascending. */
-  private passedLoads(): number[] {
-    const values = [...new Set(this.probes.filter((p) => p.outcome === 'pass').map((p) => p.value))];
-    return values
-      .filter((v) => !this.probes.some((p) => p.value === v && p.outcome === 'fail'))
-      .sort((a, b) => a - b);
+  private get hi(): number | null {
+    return this.failure?.at ?? null;
+  }
+
+  /** Nominal loads every probe of which passed (inconclusive probes aside), at the least they offered. */
+  private passedLoads(): { value: number; at: number }[] {
+    const out = new Map<number, number>();
+    for (const p of this.probes)
+      if (p.outcome === 'pass') out.set(p.value, Math.min(out.get(p.value) ?? p.offered, p.offered));
+    for (const p of this.probes) if (p.outcome === 'fail') out.delete(p.value);
+    return [...out].map(([value, at]) => ({ value, at })).sort((a, b) => a.at - b.at);
   }
 
   /** Highest passed load below the lowest failure. */
-  private get lo(): number | null {
+  private get lo(): { value: number; at: number } | null {
     const hi = this.hi;
-    const below = this.passedLoads().filter((v) => hi === null || v < hi);
+    const below = this.passedLoads().filter((l) => hi === null || l.at < hi);
     return below.length ? below[below.length - 1] : null;
   }
 
@@ -110,17 +126,39 @@ export class SloSearch {
     const { lo, hi } = this;
     if (lo === null && hi === null) return this.clamp(this.spec.start);
     if (hi === null) {
-      if (lo !== null && lo >= this.spec.max) return this.confirmOrEnd(lo, 'max-passed');
-      return this.clamp((lo as number) * this.spec.growth);
+      if (lo !== null && lo.value >= this.spec.max) return this.confirmOrEnd(lo.value, 'max-passed');
+      const from = lo as { value: number; at: number };
+      return this.fresh(this.ask(from.at * this.spec.growth, from), from);
     }
     if (lo === null) {
-      if (hi <= this.spec.min) return this.end('min-failed');
-      return this.clamp(hi / this.spec.growth);
+      if ((this.failure?.value ?? hi) <= this.spec.min) return this.end('min-failed');
+      return this.fresh(this.ask(hi / this.spec.growth, this.failure), null);
     }
-    if (hi - lo <= this.spec.precision) return this.confirmOrEnd(lo, 'precision');
-    const mid = this.clamp((lo + hi) / 2);
-    if (mid <= lo || mid >= hi) return this.confirmOrEnd(lo, 'precision'); // integer bracket of width 1
-    return mid;
+    if (hi - lo.at <= this.spec.precision) return this.confirmOrEnd(lo.value, 'precision');
+    const target = (lo.at + hi) / 2;
+    if (this.clamp(target) <= lo.at || this.clamp(target) >= hi)
+      return this.confirmOrEnd(lo.value, 'precision'); // integer bracket of width 1
+    return this.fresh(this.ask(target, lo), lo);
+  }
+
+  /** The nominal load expected to offer `target`, scaled as the nearest probe's schedule offered. */
+  private ask(target: number, near: { value: number; at: number } | null): number {
+    const ratio = near && near.at > 0 ? near.value / near.at : 1;
+    return this.clamp(Number((target * ratio).toPrecision(3))); // a load a person can read and ask for again
+  }
+
+  /**
+   * A new probe, unless asking moves nothing: a nominal load already probed would offer about what it
+   * offered before, and a bracket the last new probe left unchanged says the schedules cannot place a probe
+   * inside it. The search has then stalled, and the answer is confirmed instead.
+   */
+  private fresh(v: number, lo: { value: number } | null): number | null {
+    const bracket = `${this.lo?.at}|${this.hi}`;
+    if (!this.probes.some((p) => p.value === v) && bracket !== this.lastBracket) {
+      this.lastBracket = bracket;
+      return v;
+    }
+    return lo ? this.confirmOrEnd(lo.value, 'stalled') : this.end('stalled');
   }
 
   /** The answer is probed a second time before the search ends on it. */
@@ -135,14 +173,17 @@ export class SloSearch {
     return null;
   }
 
-  /** Records the outcome of probing `value`; a new non-monotonic pair queues both its ends again. */
-  report(value: number, share: number, outcome: ProbeOutcome): void {
+  /** Records the outcome of probing `value` (which offered `offered`); a new non-monotonic pair queues both its ends again. */
+  report(value: number, share: number, outcome: ProbeOutcome, offered = value): void {
     const repeat = this.probes.some((p) => p.value === value);
-    this.probes.push({ value, share, passed: outcome === 'pass', outcome, repeat });
-    const hi = this.hi;
-    const passes = this.probes.filter((p) => p.outcome === 'pass').map((p) => p.value);
-    if (hi === null || passes.length === 0 || Math.max(...passes) < hi) return;
-    const pair = { failedAt: hi, passedAt: Math.max(...passes) };
+    this.probes.push({ value, offered, share, passed: outcome === 'pass', outcome, repeat });
+    const failure = this.failure;
+    const passes = this.probes.filter((p) => p.outcome === 'pass');
+    if (failure === null || passes.length === 0) return;
+    const top = passes.reduce((a, b) => (b.offered > a.offered ? b : a));
+    if (top.offered < failure.at) return;
+    // kept in nominal values, the loads the report finds the probes by
+    const pair = { failedAt: failure.value, passedAt: top.value };
     if (this.pairs.some((q) => q.failedAt === pair.failedAt && q.passedAt === pair.passedAt)) return;
     this.pairs.push(pair);
     for (const v of [pair.failedAt, pair.passedAt]) {
@@ -153,9 +194,12 @@ export class SloSearch {
   }
 
   result(): SloSearchResult {
+    const lo = this.lo;
+    const probesOfAnswer = lo ? this.probes.filter((p) => p.value === lo.value) : [];
     return {
-      best: this.lo,
+      best: lo?.at ?? null,
       firstFail: this.hi,
+      confirmed: probesOfAnswer.length >= 2 && probesOfAnswer.every((p) => p.outcome === 'pass'),
       probes: [...this.probes],
       nonMonotonic: [...this.pairs],
       stoppedBy: this.stop ?? 'max-probes',
@@ -166,12 +210,12 @@ export class SloSearch {
 /** Runs a whole search with `probe` (which runs one level and says how it came out). */
 export async function searchSlo(
   spec: SloSearchSpec,
-  probe: (value: number) => Promise<{ share: number; outcome: ProbeOutcome }>,
+  probe: (value: number) => Promise<{ share: number; outcome: ProbeOutcome; offered?: number }>,
 ): Promise<SloSearchResult> {
   const s = new SloSearch(spec);
   for (let v = s.next(); v !== null; v = s.next()) {
     const r = await probe(v);
-    s.report(v, r.share, r.outcome);
+    s.report(v, r.share, r.outcome, r.offered);
   }
   return s.result();
 }

@@ -35,6 +35,50 @@ function run(name: string, probes: number[], search: LoadedRun['sloSearch']): Lo
 const view = (name: string, over: Partial<SloSearchRecord>) =>
   sloSearchView(run(name, [2], readValue(record(over))))!;
 
+const interval = (low: number, high: number, estimate = (low + high) / 2) => ({
+  estimate,
+  low,
+  high,
+  lowCensored: false,
+  highCensored: false,
+  confidence: 0.95,
+  iterations: 1000,
+  probes: 6,
+});
+
+describe("SLO search verdicts by the answers' intervals", () => {
+  it('calls two searches whose brackets are disjoint but intervals overlap no meaningful difference', () => {
+    const a = view('second', { over: 'rate', best: 60, firstFail: 61, interval: interval(52, 63, 58) });
+    const b = view('first', { over: 'rate', best: 55, firstFail: 56, interval: interval(50, 61, 56) });
+    expect(searchVerdict(a, b)).toBe(
+      'second holds 60 req/s under the SLOs, first 55: no meaningful difference (95% intervals 52–63 and 50–61 overlap).',
+    );
+  });
+
+  it('names the change at the fitted answers when the intervals do not overlap, with a censored end as a bound', () => {
+    const a = view('x', {
+      best: 14,
+      firstFail: null,
+      interval: { ...interval(13, 16, 15), highCensored: true },
+    });
+    const b = view('b', { best: 9, firstFail: 10, interval: interval(8, 10, 9) });
+    expect(searchVerdict(a, b)).toBe(
+      'x holds concurrency 14 under the SLOs, b 9 (+67% at the fitted answers; 95% intervals 13–≥ 16 and 8–10 do not overlap).',
+    );
+  });
+
+  it('puts the interval and the confirmation in the answer, and falls back to brackets for older files', () => {
+    const v = view('x', { interval: interval(3.5, 4.8, 4.2), confirmed: true });
+    expect(v.status === 'read' && v.answer).toBe(
+      'highest concurrency meeting the SLOs for 99% of requests: concurrency 4 (lowest failing probe: concurrency 5; 95% interval concurrency 3.5–4.8 over 6 probes; confirmed by a second probe)',
+    );
+    const old = view('y', { best: 8, firstFail: 9 });
+    expect(searchVerdict(old, view('b', { interval: interval(3, 5) }))).toContain(
+      'brackets 8–9 and 4–5 do not overlap',
+    );
+  });
+});
+
 describe('SLO search verdicts', () => {
   it('states the found loads with the change when the brackets are disjoint', () => {
     expect(searchVerdict(view('x', { best: 8, firstFail: 9 }), view('b', {}))).toBe(

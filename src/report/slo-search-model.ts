@@ -1,9 +1,13 @@
 // The SLO search as a report sees it: per run, the answer (highest load meeting the SLOs for the stated
 // share), the bracket it is known within, the SLOs and preset used, what stopped the search and every
 // probe in the order run; and, across runs, one verdict per run against the baseline on the found loads.
-// The found value is only known to within its bracket [highest pass, lowest fail), so two runs differ only
-// when their brackets do not overlap. Pure: renderers (slo-search-section.ts) turn it into text.
+// The answer carries a 95% interval over every probe (metrics/slo-answer-interval.ts, written by the
+// search driver), so two runs differ only when their intervals do not overlap: a bracket alone carries no
+// noise (two searches of one config can land in disjoint brackets). Files written before the interval
+// fall back to the brackets [highest pass, lowest fail). Pure: renderers (slo-search-section.ts) turn it
+// into text.
 
+import type { SloAnswerInterval } from '../metrics/slo-answer-interval.js';
 import type { LoadedRun } from '../results/layout.js';
 import type { SloProbeEvidenceRecord, SloSearchRecord } from '../results/slo-search-record.js';
 import { formatChange, formatPercent } from './format.js';
@@ -38,6 +42,10 @@ export type SloSearchView =
       precision: number;
       best: number | null;
       firstFail: number | null;
+      /** The answer's 95% interval over every probe; null in files written before it. */
+      interval: SloAnswerInterval | null;
+      /** The answer was probed a second time and passed again; null in files written before it. */
+      confirmed: boolean | null;
       stoppedBy: SloSearchRecord['stoppedBy'] | 'interrupted';
       /** The answer in one sentence, e.g. "highest request rate meeting the SLOs for 99% of requests: 14 req/s (…)". */
       answer: string;
@@ -87,9 +95,25 @@ function stoppedText(r: SloSearchRecord, by: ReadView['stoppedBy']): string {
       return 'even the search minimum failed';
     case 'max-probes':
       return 'the probe limit (max_probes) was reached before the bracket narrowed to the precision';
+    case 'stalled':
+      return 'asking for another load no longer changed the load the schedule offered: the bracket is as narrow as probes can be placed';
     case 'inconclusive':
       return 'a probe was inconclusive (too few samples to judge the share within max_probe_requests / max_probe_s): start higher or raise those bounds';
   }
+}
+
+/** "52.1–58.4", with a censored end as a bound ("≥ 64"). */
+const rangeWords = (i: SloAnswerInterval) =>
+  `${i.lowCensored ? `≤ ${bare(i.low as number)}` : bare(i.low as number)}–${i.highCensored ? `≥ ${bare(i.high as number)}` : bare(i.high as number)}`;
+
+/** "95% interval 52.1–58.4 req/s over 7 probes"; null without an interval. */
+export function intervalWords(
+  over: 'rate' | 'concurrency',
+  i: SloAnswerInterval | null | undefined,
+): string | null {
+  if (!i || i.low === null || i.high === null) return null;
+  const range = over === 'rate' ? `${rangeWords(i)} req/s` : `concurrency ${rangeWords(i)}`;
+  return `95% interval ${range} over ${i.probes} probes`;
 }
 
 function answer(r: SloSearchRecord): string {
@@ -101,7 +125,15 @@ function answer(r: SloSearchRecord): string {
     r.firstFail !== null
       ? `lowest failing probe: ${loadWords(r.over, r.firstFail)}`
       : 'no probe failed: at least this';
-  return `highest ${what} meeting the SLOs for ${share} of requests: ${loadWords(r.over, r.best)} (${bracket})`;
+  const interval = intervalWords(r.over, r.interval);
+  const confirmed =
+    r.confirmed === undefined
+      ? ''
+      : r.confirmed
+        ? '; confirmed by a second probe'
+        : '; not confirmed by a second probe';
+  const offered = r.over === 'rate' && r.probes.some((p) => p.offered !== undefined) ? ' offered' : '';
+  return `highest ${what} meeting the SLOs for ${share} of requests: ${loadWords(r.over, r.best)}${offered} (${bracket}${interval ? `; ${interval}` : ''}${confirmed})`;
 }
 
 const num = (v: number) => String(Number(v.toPrecision(3)));
@@ -120,7 +152,7 @@ export function evidenceWords(e: SloProbeEvidenceRecord): string {
 
 function answerEvidence(r: SloSearchRecord): string | null {
   if (r.best === null) return null;
-  const p = [...r.probes].reverse().find((q) => q.value === r.best && q.passed);
+  const p = [...r.probes].reverse().find((q) => (q.offered ?? q.value) === r.best && q.passed);
   if (!p?.evidence) return null;
   return `at ${loadWords(r.over, r.best)}: ${evidenceWords(p.evidence)}${r.tolerance !== undefined ? `; a probe must achieve ${formatPercent(r.tolerance)} of its offered load` : ''}`;
 }
@@ -155,6 +187,8 @@ export function sloSearchView(run: LoadedRun): SloSearchView | null {
     precision: r.precision,
     best: r.best,
     firstFail: r.firstFail,
+    interval: r.interval ?? null,
+    confirmed: r.confirmed ?? null,
     stoppedBy: by,
     answer: answer(r),
     sloText: sloText(r.slo, r.preset),
@@ -196,13 +230,15 @@ export function searchVerdict(run: SloSearchView, base: SloSearchView): string {
     return `${run.run} vs ${base.run}: no SLO-search verdict (${run.run} searched ${run.over}, ${base.run} ${base.over}).`;
   if (run.sloText !== base.sloText || run.requiredShare !== base.requiredShare)
     return `${run.run} vs ${base.run}: no SLO-search verdict (different SLOs: ${run.sloText} for ${formatPercent(run.requiredShare)} vs ${base.sloText} for ${formatPercent(base.requiredShare)}).`;
-  const [rLo, rHi] = bracketOf(run);
-  const [bLo, bHi] = bracketOf(base);
-  const evidence = `brackets ${bracketWords(run)} and ${bracketWords(base)}`;
   const interrupted = [run, base].filter((v) => v.stoppedBy === 'interrupted').map((v) => v.run);
   const note = interrupted.length ? `; ${interrupted.join(' and ')} interrupted` : '';
   const baseWords = base.best === null ? `${base.run} at no probed load` : `${base.run} ${bare(base.best)}`;
   const head = `${run.run} ${holds(run)}, ${baseWords}`;
+  const byInterval = intervalVerdict(run, base, head, note);
+  if (byInterval) return byInterval;
+  const [rLo, rHi] = bracketOf(run);
+  const [bLo, bHi] = bracketOf(base);
+  const evidence = `brackets ${bracketWords(run)} and ${bracketWords(base)}`;
   if (!(rHi <= bLo || bHi <= rLo))
     return `${head}: no difference beyond the search precision (${evidence} overlap${note}).`;
   const change =
@@ -210,6 +246,30 @@ export function searchVerdict(run: SloSearchView, base: SloSearchView): string {
       ? ` (${formatChange(run.best / base.best)}`
       : ' (';
   return `${head}${change}${change === ' (' ? '' : '; '}${evidence} do not overlap${note}).`;
+}
+
+/** Where an answer can lie at 95%: a censored end is open. */
+function rangeOf(i: SloAnswerInterval): [number, number] {
+  return [
+    i.lowCensored ? 0 : (i.low as number),
+    i.highCensored ? Number.POSITIVE_INFINITY : (i.high as number),
+  ];
+}
+
+/** The verdict by the answers' intervals, when both runs carry one; null sends the caller to the brackets. */
+function intervalVerdict(run: ReadView, base: ReadView, head: string, note: string): string | null {
+  const ri = run.interval;
+  const bi = base.interval;
+  if (!ri || !bi || ri.low === null || ri.high === null || bi.low === null || bi.high === null) return null;
+  const [rLo, rHi] = rangeOf(ri);
+  const [bLo, bHi] = rangeOf(bi);
+  const evidence = `95% intervals ${rangeWords(ri)} and ${rangeWords(bi)}`;
+  if (rLo <= bHi && bLo <= rHi) return `${head}: no meaningful difference (${evidence} overlap${note}).`;
+  const change =
+    ri.estimate !== null && bi.estimate !== null && bi.estimate > 0
+      ? `${formatChange(ri.estimate / bi.estimate)} at the fitted answers; `
+      : '';
+  return `${head} (${change}${evidence} do not overlap${note}).`;
 }
 
 /** The section, or undefined when no run carries a search (nothing to show). */

@@ -39,6 +39,33 @@ function resultWords(p: ProbeRow): string {
   return `${p.outcome}${why ? `: ${why}` : ''}${repeat}`;
 }
 
+/** The answer's 95% interval as two CSV rows (none in files written before it). */
+function intervalRows(v: ReadView, unit: string) {
+  const i = v.interval;
+  if (!i || i.low === null || i.high === null) return [];
+  const note = `95% bootstrap over ${i.probes} probes of an isotonic fit of the share meeting the SLOs against offered load; fitted answer ${i.estimate}`;
+  return [
+    {
+      metric: 'slo_search_interval_low',
+      value: i.low,
+      bound: i.lowCensored ? ' (a bound: below the lowest probe)' : '',
+    },
+    {
+      metric: 'slo_search_interval_high',
+      value: i.high,
+      bound: i.highCensored ? ' (a bound: above the highest probe)' : '',
+    },
+  ].map((r) => ({
+    run: v.run,
+    metric: r.metric,
+    unit,
+    kind: v.over,
+    value: r.value,
+    load: null,
+    note: `${note}${r.bound}`,
+  }));
+}
+
 export function probeRows(v: ReadView): string[][] {
   return v.probes.map((p) => {
     const e = p.evidence;
@@ -179,6 +206,7 @@ export function sloSearchCsvRows(s: SloSearchSection | undefined): SloSearchCsvR
         load: v.best,
         note: `${v.answer}; SLOs ${v.sloText}; stopped: ${v.stoppedText}`,
       },
+      ...intervalRows(v, unit),
       ...v.probes.map((p) => ({
         run: v.run,
         metric: 'slo_search_probe_share',

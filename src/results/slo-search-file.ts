@@ -18,7 +18,7 @@ export function writeSloSearchRecord(dir: string, record: Omit<SloSearchRecord, 
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const numOrNull = (v: unknown): boolean => v === null || num(v);
-const STOPS = ['precision', 'max-passed', 'min-failed', 'max-probes', 'inconclusive'];
+const STOPS = ['precision', 'max-passed', 'min-failed', 'max-probes', 'inconclusive', 'stalled'];
 const OUTCOMES = [undefined, 'pass', 'fail', 'inconclusive'];
 
 function isEvidence(v: unknown): boolean {
@@ -29,6 +29,17 @@ function isEvidence(v: unknown): boolean {
     [e.offered, e.achieved, e.samples, e.met, e.sent].every(num) &&
     numOrNull(e.floor) &&
     typeof e.sustained === 'boolean'
+  );
+}
+
+function isInterval(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const i = v as Record<string, unknown>;
+  return (
+    [i.estimate, i.low, i.high].every(numOrNull) &&
+    [i.confidence, i.iterations, i.probes].every(num) &&
+    typeof i.lowCensored === 'boolean' &&
+    typeof i.highCensored === 'boolean'
   );
 }
 
@@ -43,6 +54,8 @@ function shapeProblem(doc: unknown): string | null {
   if (!numOrNull(d.best) || !numOrNull(d.firstFail)) return '"best" or "firstFail" is not a number or null';
   if (typeof d.slo !== 'object' || d.slo === null) return '"slo" is not an object';
   if (!STOPS.includes(d.stoppedBy as string)) return `"stoppedBy" is not one of ${STOPS.join(', ')}`;
+  if (d.interval !== undefined && !isInterval(d.interval))
+    return '"interval" is not { estimate, low, high, lowCensored, highCensored, confidence, iterations, probes }';
   if (!Array.isArray(d.probes)) return '"probes" is not a list';
   for (const [i, p] of d.probes.entries()) {
     const q = p as Record<string, unknown>;

@@ -1,6 +1,8 @@
 // The shape of slo-search.json (one load.kind slo_search outcome), apart from its reader and writer
 // (slo-search-file.ts) so the pure report module can name it without importing file I/O.
 
+import type { SloAnswerInterval } from '../metrics/slo-answer-interval.js';
+
 export const SLO_SEARCH_FILE = 'slo-search.json';
 export const SLO_SEARCH_SCHEMA = 'benchgate.slo-search/1';
 
@@ -23,7 +25,10 @@ export interface SloProbeEvidenceRecord {
 }
 
 export interface SloSearchProbeRecord {
+  /** The nominal load asked for. */
   value: number;
+  /** The load it offered, which the bracket is kept on (absent in older files: the nominal value was). */
+  offered?: number;
   /** Share of the probe's judged requests meeting every SLO (0–1). */
   share: number;
   passed: boolean;
@@ -43,16 +48,21 @@ export interface SloSearchRecord {
   slo: { ttft_ms?: number; tpot_ms?: number; e2e_ms?: number };
   preset: string | null;
   precision: number;
-  /** Highest value that passed; null when even the lowest probed failed. */
+  /** Highest offered load that passed; null when even the lowest probed failed. */
   best: number | null;
-  /** Lowest value that failed; null when the search's max passed. */
+  /** Lowest offered load that failed; null when the search's max passed. */
   firstFail: number | null;
+  /** The answer's nominal load was probed twice and passed both times (absent in older files). */
+  confirmed?: boolean;
+  /** The answer's 95% interval over every probe (metrics/slo-answer-interval.ts; absent in older files). */
+  interval?: SloAnswerInterval;
   probes: SloSearchProbeRecord[];
   /** Loads that failed below a load that passed; both ends were probed again (absent in older files). */
   nonMonotonic?: { failedAt: number; passedAt: number }[];
   /** Share of the offered load a probe had to achieve (absent in older files, which never checked it). */
   tolerance?: number;
-  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes' | 'inconclusive';
+  /** stalled: asking for another load no longer changed the load offered (absent before this reason). */
+  stoppedBy: 'precision' | 'max-passed' | 'min-failed' | 'max-probes' | 'inconclusive' | 'stalled';
   /** True when the run was interrupted before the search ended (absent in files before this field). */
   interrupted?: boolean;
 }

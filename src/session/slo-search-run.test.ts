@@ -69,6 +69,13 @@ describe('searchThroughSession', () => {
     expect(back.kind).toBe('value');
     if (back.kind !== 'value') return;
     expect(back.value).toMatchObject({ best: 3, firstFail: 4, interrupted: false, tolerance: 0.95 });
+    // the answer was confirmed, and carries an interval over every probe (the error-rate stop counted as held nothing)
+    expect(back.value.confirmed).toBe(true);
+    expect(back.value.interval).toMatchObject({ probes: 4, confidence: 0.95 });
+    expect(back.value.probes.map((p) => p.offered)).toEqual([2, 4, 3, 3]);
+    expect(notes.at(-1)).toMatch(
+      /: 3 offered \(lowest failing: 4; 95% interval [\d.≤≥ ]+–[\d.≤≥ ]+ over 4 probes;/,
+    );
     expect(back.value.probes[0].evidence).toMatchObject({ unit: 'concurrency', offered: 2, floor: 11 });
     expect(back.value.probes[0].evidence?.achieved).toBeCloseTo(2, 5);
   });

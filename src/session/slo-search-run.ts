@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import { type ProbeOutcome, SloSearch, type SloSearchResult } from '../load/slo-search.js';
+import { type SloAnswerInterval, sloAnswerInterval } from '../metrics/slo-answer-interval.js';
 import type { LevelSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { SLO_PRESETS } from '../plan/slo-presets.js';
@@ -184,10 +185,11 @@ export async function searchThroughSession(
     }
     const j = await judge(o, li, r, probe, spec);
     judged.push(j);
-    search.report(v, j.share, j.outcome);
+    search.report(v, j.share, j.outcome, j.evidence.offered);
     o.note(`benchgate: slo_search at ${levelLabel(probe.level)}: ${outcomeWord(j.outcome)}: ${j.reason}.`);
   }
   const result = search.result();
+  const interval = answerInterval(judged, spec.share);
   writeSloSearchRecord(o.outDir, {
     over: spec.over,
     requiredShare: spec.share,
@@ -196,17 +198,44 @@ export async function searchThroughSession(
     precision: spec.precision,
     tolerance: spec.tolerance,
     ...result,
+    interval,
     probes: result.probes.map(
       (p, i): SloSearchProbeRecord => ({ ...p, reason: judged[i]?.reason, evidence: judged[i]?.evidence }),
     ),
     interrupted,
   });
-  o.note(finalLine(spec, result, interrupted));
+  o.note(finalLine(spec, result, interval, interrupted));
   return { levels, result, interrupted };
 }
 
-function finalLine(spec: SearchSpec, result: SloSearchResult, interrupted: boolean): string {
+/** The answer's interval over every judged probe (metrics/slo-answer-interval.ts). */
+function answerInterval(judged: readonly ProbeJudgement[], share: number): SloAnswerInterval {
+  return sloAnswerInterval(
+    judged.map((j) => ({
+      offered: j.evidence.offered,
+      samples: j.evidence.samples,
+      met: j.evidence.met,
+      // a probe its error rate stopped held nothing
+      sustained: j.evidence.sustained && !j.reason.startsWith('stopped by its error rate'),
+    })),
+    share,
+  );
+}
+
+const num = (v: number | null) => (v === null ? 'none' : String(Number(v.toPrecision(4))));
+
+function finalLine(
+  spec: SearchSpec,
+  result: SloSearchResult,
+  interval: SloAnswerInterval,
+  interrupted: boolean,
+): string {
+  const range =
+    interval.low !== null && interval.high !== null
+      ? `; 95% interval ${num(interval.low)}–${num(interval.high)} over ${interval.probes} probes`
+      : '';
+  const confirmed = result.best !== null && !result.confirmed ? '; not confirmed by a second probe' : '';
   const pairs = result.nonMonotonic.map((p) => `${p.failedAt} failed below a pass at ${p.passedAt}`);
   const nonMono = pairs.length ? `; not monotonic: ${pairs.join(', ')} (both re-probed)` : '';
-  return `benchgate: slo_search: highest ${spec.over} sustained with ${pct(spec.share)} of requests meeting the SLOs: ${result.best ?? 'none'} (lowest failing: ${result.firstFail ?? 'none'}; stopped by ${interrupted ? 'an interruption' : result.stoppedBy}${nonMono}).`;
+  return `benchgate: slo_search: highest ${spec.over} sustained with ${pct(spec.share)} of requests meeting the SLOs: ${num(result.best)} offered (lowest failing: ${num(result.firstFail)}${range}${confirmed}; stopped by ${interrupted ? 'an interruption' : result.stoppedBy}${nonMono}).`;
 }

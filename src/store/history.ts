@@ -1,6 +1,8 @@
 // `benchgate history METRIC`: one metric of the matching runs over time, per level, each value with its 95%
 // bootstrap interval from the run's own request records (the store's requests table), drawn with the same
-// metric definitions and per-request statistics compare uses (report/metric-catalog.ts).
+// metric definitions and per-request statistics compare uses (report/metric-catalog.ts). Each level's
+// series (values that are not withheld, of levels not invalid) is searched for change points
+// (change-points.ts); the first point after a change carries it.
 
 import { BenchgateError } from '../core/errors.js';
 import { bootstrapRatioByIndex } from '../metrics/bootstrap.js';
@@ -9,6 +11,7 @@ import { levelLabel } from '../report/levels.js';
 import { METRICS, tailNote } from '../report/metric-catalog.js';
 import type { RequestValues } from '../report/request-values.js';
 import type { MetricId } from '../report/types.js';
+import { changePoints } from './change-points.js';
 import type { Row, StoreDb } from './db.js';
 import { filterSql, type RunFilter } from './run-query.js';
 
@@ -27,6 +30,8 @@ export interface HistoryPoint {
   validity: 'valid' | 'suspect' | 'invalid';
   /** Why the value is withheld (too few samples for the percentile), when it is. */
   withheld: string | null;
+  /** Set on the first point after a change point of the level's series: its size (after / before). */
+  changePoint: { shift: number } | null;
 }
 
 export interface HistoryOptions {
@@ -125,7 +130,20 @@ export async function metricHistory(db: StoreDb, o: HistoryOptions): Promise<His
       n: level.requests.completed,
       validity: worst(String(r.run_validity), String(r.validity ?? 'valid')) as HistoryPoint['validity'],
       withheld,
+      changePoint: null,
     });
   }
+  markChangePoints(out);
   return out;
+}
+
+/** Marks the change points of each level's series of judged values (in time order). */
+export function markChangePoints(points: HistoryPoint[]): void {
+  const byLevel = new Map<string, HistoryPoint[]>();
+  for (const p of points)
+    if (p.value !== null && p.value > 0 && p.validity !== 'invalid')
+      byLevel.set(p.label, [...(byLevel.get(p.label) ?? []), p]);
+  for (const series of byLevel.values())
+    for (const c of changePoints(series.map((p) => p.value as number)))
+      series[c.index].changePoint = { shift: c.shift };
 }

@@ -1,12 +1,13 @@
 // `benchgate gate RUN --against last|RUN_ID`: flag parsing and wiring only; the gate is src/store/gate.ts.
-// Exit 0 pass, 1 regression beyond the minimum effect, 2 nothing comparable (or a usage error).
+// Exit 0 pass, 1 regression beyond the minimum effect and the noise, 2 nothing comparable (or a usage
+// error), 4 inconclusive (a change it cannot tell from run-to-run noise, or no level it could judge).
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BenchgateError } from '../../core/errors.js';
 import { findRunDirs } from '../../store/discover.js';
-import { runGate } from '../../store/gate.js';
+import { DEFAULT_HISTORY_WINDOW, DEFAULT_MIN_HISTORY, runGate } from '../../store/gate.js';
 import { gateJson, gateJunit, gateText } from '../../store/gate-render.js';
 import { addRuns } from '../../store/index-runs.js';
 import { openStore } from '../../store/store.js';
@@ -19,6 +20,8 @@ interface GateFlags extends StoreFlags {
   format: string;
   metric?: string[];
   minEffect?: string;
+  minHistory: string;
+  window: string;
   iterations: string;
   seed: string;
 }
@@ -42,6 +45,8 @@ async function gateCommand(runRef: string, flags: GateFlags): Promise<number> {
           : flags.against,
       metrics: parseMetrics(flags.metric),
       minEffect: parseMinEffect(flags.minEffect),
+      minHistory: parsePositive('--min-history', flags.minHistory, { integer: true }),
+      window: parsePositive('--window', flags.window, { integer: true }),
       iterations: parsePositive('--iterations', flags.iterations, { integer: true }),
       seed: parsePositive('--seed', flags.seed, { integer: true, allowZero: true }),
       cwd: process.cwd(),
@@ -60,7 +65,7 @@ export function registerGate(program: Command): void {
     program
       .command('gate')
       .description(
-        'Regression gate for CI: compare RUN with the last valid run of the same configuration and workload (or --against RUN_ID); exit 0 pass, 1 regression, 2 nothing comparable.',
+        'Regression gate for CI: compare RUN with the last valid run of the same configuration and workload (or --against RUN_ID), a change judged against the run-to-run noise of the earlier runs of that configuration, workload and host (or of repeated trials); exit 0 pass, 1 regression, 2 nothing comparable, 4 inconclusive.',
       )
       .argument('<run>', 'run id, run directory or run name (the latest of that name)')
       .option(
@@ -74,6 +79,16 @@ export function registerGate(program: Command): void {
         collect,
       )
       .option('--min-effect <percent>', 'smallest change called a regression, in percent', '2')
+      .option(
+        '--min-history <n>',
+        'earlier runs of the same configuration, workload and host needed before their spread is the noise a change must exceed',
+        String(DEFAULT_MIN_HISTORY),
+      )
+      .option(
+        '--window <n>',
+        'at most this many of the latest earlier runs form the history',
+        String(DEFAULT_HISTORY_WINDOW),
+      )
       .option('--format <format>', 'text | json | junit', 'text')
       .option('--iterations <n>', 'bootstrap resamples per level and metric', '2000')
       .option('--seed <n>', 'bootstrap seed', '1'),

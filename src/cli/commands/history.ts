@@ -63,7 +63,9 @@ async function historyCommand(metric: string, flags: HistoryFlags): Promise<numb
     const rows = points.map((p) => [
       ...[p.startedAt?.replace(/\.\d+Z$/, 'Z') ?? null, p.runId, p.label, p.value],
       ...[p.ci?.low ?? null, p.ci?.high ?? null, p.n, p.validity.toUpperCase()],
-      p.withheld ?? '',
+      [p.changePoint ? `change point: ${changeWords(p.changePoint.shift)} vs before` : null, p.withheld]
+        .filter(Boolean)
+        .join('; '),
     ]);
     const unit = spec.unit ? ` (${spec.unit})` : '';
     process.stdout.write(
@@ -77,6 +79,8 @@ async function historyCommand(metric: string, flags: HistoryFlags): Promise<numb
     db.close();
   }
 }
+
+const changeWords = (shift: number) => `${shift >= 1 ? '+' : ''}${((shift - 1) * 100).toFixed(1)}%`;
 
 export function registerHistory(program: Command): void {
   withFilterOptions(

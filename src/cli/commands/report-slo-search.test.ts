@@ -36,14 +36,30 @@ beforeAll(async () => {
   search = JSON.parse(readFileSync(join(runDir, SLO_SEARCH_FILE), 'utf8'));
 }, 120_000);
 
-/** A copy of the real run named `name`, whose search outcome says it found `best` with first fail `firstFail`. */
-function copyWithBracket(name: string, best: number | null, firstFail: number | null): string {
+/**
+ * A copy of the real run named `name`, whose search outcome says it found `best` with first fail
+ * `firstFail`; with `keepInterval` the real search's interval stays, else it is dropped (a file written
+ * before answers carried one).
+ */
+function copyWithBracket(
+  name: string,
+  best: number | null,
+  firstFail: number | null,
+  keepInterval = false,
+): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'bg-slo-cmp-')), name);
   cpSync(runDir, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, name }));
-  const { schema: _schema, ...rest } = search;
-  writeSloSearchRecord(dir, { ...rest, over: 'rate', best, firstFail, stoppedBy: 'precision' });
+  const { schema: _schema, interval, ...rest } = search;
+  writeSloSearchRecord(dir, {
+    ...rest,
+    ...(keepInterval ? { interval } : {}),
+    over: 'rate',
+    best,
+    firstFail,
+    stoppedBy: 'precision',
+  });
   return dir;
 }
 
@@ -129,6 +145,17 @@ describe('benchgate report of an slo_search run', () => {
 });
 
 describe('benchgate compare of two slo_search runs', () => {
+  it("compares by the answers' intervals: one search's interval against itself is no meaningful difference, whatever the brackets", async () => {
+    expect(search.interval?.low).not.toBeNull();
+    const first = copyWithBracket('first', 9, 10, true);
+    const second = copyWithBracket('second', 14, 15, true);
+    const r = await runCli(['compare', first, second]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /second holds 14 req\/s under the SLOs, first 9: no meaningful difference \(95% intervals .+ and .+ overlap\)\./,
+    );
+  }, 60_000);
+
   it('names the found loads and the change when the brackets do not overlap', async () => {
     const base = copyWithBracket('baseline', 9, 10);
     const eagle = copyWithBracket('eagle3', 14, 15);
