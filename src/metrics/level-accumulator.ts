@@ -18,6 +18,7 @@ import { SampleBuffer } from './sample-buffer.js';
 import { acceptanceFromCounters } from './speculative.js';
 import type { LevelSummary, SpeculativeSummary } from './summary.js';
 import { type MeasuredWindow, perSecond } from './window.js';
+import { zeroGapShare } from './zero-gaps.js';
 
 /** Everything summarizeLevel takes except the records. */
 export type LevelContext = Omit<LevelInput, 'records'>;
@@ -222,6 +223,7 @@ export class LevelAccumulator {
       ttftMs: distribution(s.ttft.view(), p),
       ttftContentMs: distribution(s.ttftContent.view(), p),
       chunkItlMs: distribution(s.chunkItl.view(), p),
+      chunkItlZeroShare: zeroGapShare(s.chunkItl.view()),
       tokenItlMs: distribution(s.tokenItl.view(), p),
       tpotMs: distribution(s.tpot.view(), p),
       e2eMs: distribution(s.e2e.view(), p),
