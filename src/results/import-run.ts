@@ -8,6 +8,7 @@ import { basename, extname, join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
+import { withholdUnsupported } from '../metrics/tail-samples.js';
 import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
@@ -138,8 +139,9 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
   try {
     await mkdir(dir, { recursive: true });
     writeManifest(dir, run.manifest);
-    for (const l of run.summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
-    writeJsonAtomic(join(dir, SUMMARY_FILE), run.summary);
+    const summary = withholdUnsupported(run.summary);
+    for (const l of summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
+    writeJsonAtomic(join(dir, SUMMARY_FILE), summary);
     await writeLines(join(dir, REQUESTS_FILE), run.records);
   } catch (e) {
     throw new BenchgateError(

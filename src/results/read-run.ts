@@ -19,8 +19,10 @@ import {
 } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
 import { checkLevel, checkLevels, checkManifest, checkRecord } from './run-shape.js';
+import { judgeRun } from './run-validity.js';
 import { readSloSearchRecord } from './slo-search-file.js';
 import { readTelemetryFiles } from './telemetry-files.js';
+import { readStoredValidity } from './validity-file.js';
 
 async function readText(path: string): Promise<string | null> {
   try {
@@ -164,7 +166,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
   const telemetry = await readTelemetryFiles(abs);
   warnings.push(...telemetry.warnings);
   const sloSearch = await readSloSearch(abs, dir, manifest, warnings);
-  return {
+  const run: LoadedRun = {
     name: manifest?.name || summary.name || basename(abs),
     dir: abs,
     manifest,
@@ -175,6 +177,9 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     telemetry: telemetry.levels,
     sloSearch,
   };
+  // the stored judgement while it matches the files; otherwise judged once, here, for every surface
+  run.validity = (await readStoredValidity(abs, run)) ?? judgeRun(run);
+  return run;
 }
 
 async function isRunDir(dir: string): Promise<boolean> {

@@ -62,6 +62,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     anchor,
     progress,
     shard: opts.shard ?? null,
+    verifiedTarget: gate.checkpoint?.verifiedTarget ?? null,
   });
   return {
     plan,
