@@ -13,6 +13,7 @@ import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { writeJsonAtomic, writeManifest } from './run-store.js';
+import { writeRunValidity } from './validity-file.js';
 
 export interface ImportedRun {
   manifest: Manifest;
@@ -143,6 +144,8 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
     for (const l of summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
     writeJsonAtomic(join(dir, SUMMARY_FILE), summary);
     await writeLines(join(dir, REQUESTS_FILE), run.records);
+    // judged once, with the imported records: what every surface shows for this run
+    writeRunValidity({ ...run, name: run.manifest.name, dir, summary, lossless: null });
   } catch (e) {
     throw new BenchgateError(
       'BG_E_RUN_DIR',
