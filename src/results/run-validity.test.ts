@@ -79,6 +79,23 @@ describe('the run validity judgement', () => {
     );
   });
 
+  it('judges again, never trusts, a stored judgement that is not readable', async () => {
+    const dir = await writeImportedRun(
+      root,
+      importSglang(shortOutputsImport().replace('eagle3-topk1', 'garbled'), '/data/garbled.jsonl'),
+    );
+    const level = JSON.parse(readFileSync(join(dir, 'level-00.json'), 'utf8'));
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    summary.levels[0].judgement = { status: 'fine', reasons: 5 };
+    await writeFile(join(dir, 'summary.json'), JSON.stringify(summary));
+    const stored = JSON.parse(readFileSync(join(dir, VALIDITY_FILE), 'utf8'));
+    stored.validity.levels = { x: 1 };
+    await writeFile(join(dir, VALIDITY_FILE), JSON.stringify(stored));
+    const run = await readRun(dir);
+    expect(level.judgement).toBeUndefined(); // an import's level files carry none: judged from its records
+    expect(Object.values(run.validity?.levels ?? {})[0]?.status).toBe('suspect');
+  });
+
   it('makes a divergence the check does not require SUSPECT, and the baseline nothing', () => {
     const base = { schema: 'benchgate.lossless/1', config: 'x', baseline: 'b', reason: null } as const;
     const comparison = {

@@ -134,9 +134,26 @@ function withTrial(
   return { status: statusOf(reasons), reasons, label: levelLabel(l.level) };
 }
 
-/** The level's stored judgement, else (a file written before it was stored) judged from its records. */
+const STATUSES: readonly unknown[] = ['valid', 'suspect', 'invalid'];
+
+/** A judgement as a file may hold it: a known status and a list of reasons with text (else not one). */
+export function isValidity(v: unknown): v is Validity {
+  const x = v as Validity | null;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    STATUSES.includes(x.status) &&
+    Array.isArray(x.reasons) &&
+    x.reasons.every((r) => typeof r?.text === 'string' && typeof r?.check === 'string')
+  );
+}
+
+/**
+ * The level's stored judgement, else (a file written before it was stored, or one whose judgement is
+ * not readable: never trusted, judged again) judged from its records.
+ */
 function levelVerdict(l: LevelSummary, run: LoadedRun, ctx: LevelValidityContext): Validity {
-  const base = l.judgement ?? judgeLevel(l, run.records, ctx);
+  const base = isValidity(l.judgement) ? l.judgement : judgeLevel(l, run.records, ctx);
   const extra = importedLength(l, run.manifest);
   if (extra.length === 0) return base;
   const reasons = [...base.reasons, ...extra];

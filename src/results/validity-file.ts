@@ -10,7 +10,7 @@ import type { RunSummary } from '../metrics/summary.js';
 import { type LoadedRun, MANIFEST_FILE, type Manifest, SUMMARY_FILE } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
 import { writeJsonAtomic } from './run-store.js';
-import { judgeRun, type RunValidity } from './run-validity.js';
+import { isValidity, judgeRun, type RunValidity } from './run-validity.js';
 
 export const VALIDITY_FILE = 'validity.json';
 
@@ -47,7 +47,9 @@ export async function readStoredValidity(
   try {
     const doc = JSON.parse(await readFile(join(dir, VALIDITY_FILE), 'utf8')) as StoredValidity;
     if (doc?.schema !== 'benchgate.validity/1' || doc.basis !== validityBasis(run)) return null;
-    return Array.isArray(doc.validity?.reasons) ? doc.validity : null;
+    const v = doc.validity;
+    const levels = Object.values(v?.levels ?? {});
+    return isValidity(v) && typeof v.levels === 'object' && levels.every(isValidity) ? v : null;
   } catch {
     return null; // absent (an older run) or unreadable: judged again from the files
   }
