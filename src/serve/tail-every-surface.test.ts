@@ -3,36 +3,18 @@
 // levels table (and its stored summary), the dashboard's run page and the live view's API. None may show
 // a p99 number; each says it is withheld beside its sample count.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/test-support/run-cli.js';
-import { type SimulatorHandle, startSimulator } from '../sim/index.js';
+import { fixedSimForFile } from '../sim/testing/fixed-sim.js';
 import { openDb } from '../store/db.js';
 import { storeLocation } from '../store/store.js';
 import { buildApp } from './app.js';
 import { LiveRun } from './live-run.js';
 import { figuresOf, RequestsTail } from './live-tail.js';
 
-let sim: SimulatorHandle;
-const out = mkdtempSync(join(tmpdir(), 'bg-tail-surfaces-'));
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    host: '127.0.0.1',
-    port: 0,
-    loadTimeS: 0,
-    profile: 'fixed',
-    ttftMs: 5,
-    itlMs: 1,
-  });
-  await sim.ready;
-});
-afterAll(async () => {
-  await sim.close();
-  rmSync(out, { recursive: true, force: true });
-});
+const { url, out } = fixedSimForFile('bg-tail-surfaces-', { ttftMs: 5, itlMs: 1 });
 
 type Dist = { count: number; percentiles: Record<string, number | null> };
 
@@ -60,7 +42,7 @@ describe('a 50-request level on every surface', () => {
   it('shows no p99 number in the JSON files, the store, the run page or the live API', async () => {
     const bench = await runCli(
       [
-        ...['bench', '--url', sim.url, '--concurrency', '4', '--requests', '50', '--warmup', '0'],
+        ...['bench', '--url', url(), '--concurrency', '4', '--requests', '50', '--warmup', '0'],
         ...['--input-tokens', '16', '--output-tokens', '8', '--name', 'fifty', '--out', out, '--json'],
       ],
       { env: { BENCHGATE_STORE: '' } },
