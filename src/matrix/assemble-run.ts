@@ -23,6 +23,7 @@ import {
 import { writeJsonAtomic, writeManifest, writeTextAtomic } from '../results/run-store.js';
 import { summaryCsv } from '../results/summary-csv.js';
 import { carryLevelTelemetry } from '../results/telemetry-files.js';
+import { storeRunValidity } from '../results/validity-file.js';
 
 export const LEVELS_DIR = 'levels';
 export const levelRunDir = (configDir: string, levelIndex: number): string =>
@@ -147,5 +148,7 @@ export async function assembleConfigRun(args: {
   };
   writeJsonAtomic(join(args.configDir, SUMMARY_FILE), summary);
   writeTextAtomic(join(args.configDir, SUMMARY_CSV_FILE), summaryCsv(levels, args.plan.percentiles));
+  // the config's one validity judgement, from its levels' stored ones (judged again after the lossless check)
+  await storeRunValidity(args.configDir, summary);
   return summary;
 }

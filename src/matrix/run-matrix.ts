@@ -9,7 +9,9 @@ import { isBenchgateError } from '../core/errors.js';
 import type { ProcessHost } from '../hosts/host.js';
 import { openHost } from '../hosts/open-host.js';
 import type { Plan } from '../plan/schema.js';
+import { readLosslessRecord } from '../results/lossless-file.js';
 import { writeTextAtomic } from '../results/run-store.js';
+import { storeRunValidity } from '../results/validity-file.js';
 import type { ResolvedConfig } from './config-plan.js';
 import type { MatrixContext } from './config-run.js';
 import { judgeMatrixLossless, losslessBaseline } from './lossless-stage.js';
@@ -74,6 +76,8 @@ async function judgeLossless(m: MatrixContext, baseline: string, outcomes: Confi
     configs: ran.map((o) => ({ name: o.name, dir: o.dir })),
   });
   m.print(`${judged.lines.join('\n')}\n`);
+  // each config's judgement again, now with its lossless verdict: a required failure makes it invalid
+  for (const o of ran) await storeRunValidity(o.dir);
   for (const bad of judged.invalid) {
     const o = outcomes.find((x) => x.name === bad.name);
     if (!o) continue;
@@ -98,13 +102,17 @@ async function compareCompleted(
   try {
     const comparison = await m.stages.compare({
       runs: completed.map((o) => ({ name: o.name, dir: o.dir })),
-      skipped: outcomes
-        .filter((o) => !completed.includes(o))
-        .map((o) => ({
-          name: o.name,
-          reason: o.failure?.message ?? (o.status === 'cancelled' ? 'cancelled before it ran' : o.status),
-          ...(o.failure?.evidence.length ? { evidence: o.failure.evidence } : {}),
-        })),
+      skipped: await Promise.all(
+        outcomes
+          .filter((o) => !completed.includes(o))
+          .map(async (o) => ({
+            name: o.name,
+            reason: o.failure?.message ?? (o.status === 'cancelled' ? 'cancelled before it ran' : o.status),
+            ...(o.failure?.evidence.length ? { evidence: o.failure.evidence } : {}),
+            // failed for its lossless check: the report carries the divergences that failed it
+            lossless: o.failure?.stage === 'lossless' ? await readLosslessRecord(o.dir) : null,
+          })),
+      ),
       outDir: join(m.matrixDir, 'report'),
       plan: m.plan,
       json,

@@ -6,6 +6,7 @@ import type { CheckpointOutcome } from '../checkpoint/gate.js';
 import type { VerifiedTarget } from '../engines/types.js';
 import type { ProcessHost } from '../hosts/host.js';
 import type { Plan } from '../plan/schema.js';
+import type { SkippedConfig } from '../report/validity.js';
 import type { Session } from '../session/session.js';
 
 export interface OpenSessionArgs {
@@ -36,7 +37,7 @@ export interface MatrixStages {
   compare(args: {
     runs: { name: string; dir: string }[];
     /** Configs that produced no level to compare (failed checkpoint, launch…), shown in the report with why. */
-    skipped: { name: string; reason: string }[];
+    skipped: SkippedConfig[];
     outDir: string;
     plan: Plan;
     json: boolean;

@@ -7,8 +7,11 @@ export interface Distribution {
   std: number;
   min: number;
   max: number;
-  /** Keyed `p50`, `p90`, `p95`, `p99`, `p99.9` … (linear interpolation between order statistics). */
-  percentiles: Record<string, number>;
+  /**
+   * Keyed `p50`, `p90`, `p95`, `p99`, `p99.9` … (linear interpolation between order statistics). In the
+   * run files a percentile `count` samples cannot support (metrics/tail-samples.ts) is null.
+   */
+  percentiles: Record<string, number | null>;
 }
 
 export type { LevelKey } from '../records/level-key.js';
@@ -16,6 +19,7 @@ export type { LevelKey } from '../records/level-key.js';
 import type { LevelKey } from '../records/level-key.js';
 import type { CacheEvidence } from './cache-share.js';
 import type { EnergySummary } from './energy.js';
+import type { Validity } from './validity.js';
 
 export interface SpeculativeSummary {
   /** Σ output tokens / Σ verify steps over the level. */
@@ -104,6 +108,11 @@ export interface LevelSummary {
     /** Why not, e.g. "server restarted during the level (start time changed)". */
     reasons: string[];
   };
+  /**
+   * The level's validity judgement (validity.ts `judgeLevel`), made once when the level ended and read by
+   * every surface; absent in files written before it was stored (judged once at read time then).
+   */
+  judgement?: Validity;
   /**
    * GPU energy per output token over the measured window (J/token); null when there was no power data
    * (`energy.reason` says why). Absent in summaries written before GPU telemetry existed.

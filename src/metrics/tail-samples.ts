@@ -62,7 +62,7 @@ export function percentileOfKey(key: string): number | null {
 
 /** A distribution's percentile p when its sample count supports it; null when withheld or absent. */
 export function supportedPercentile(
-  d: { count: number; percentiles: Record<string, number> } | null | undefined,
+  d: { count: number; percentiles: Record<string, number | null> } | null | undefined,
   p: number,
 ): number | null {
   const v = d?.percentiles[`p${p}`];
@@ -72,9 +72,37 @@ export function supportedPercentile(
 
 /** The note that replaces a withheld percentile ("p99 n/a (…)"), or null when it is supported or absent. */
 export function withheldNote(
-  d: { count: number; percentiles: Record<string, number> } | null | undefined,
+  d: { count: number; percentiles: Record<string, number | null> } | null | undefined,
   p: number,
 ): string | null {
   if (!d || d.percentiles[`p${p}`] === undefined) return null;
   return supportsPercentile(d.count, p) ? null : unsupportedNote(p, d.count);
+}
+
+type Shaped = { count: number; percentiles: Record<string, number | null> };
+const isDistribution = (v: unknown): v is Shaped =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Shaped).count === 'number' &&
+  typeof (v as Shaped).percentiles === 'object' &&
+  (v as Shaped).percentiles !== null;
+
+/**
+ * A copy of a summary for the run files and `--json`: every distribution's percentiles that its `count`
+ * cannot support are null (the count stays beside them), so no surface reads a bare tail number.
+ */
+export function withholdUnsupported<T>(value: T, depth = 0): T {
+  if (depth > 6 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => withholdUnsupported(v, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withholdUnsupported(v, depth + 1);
+  if (isDistribution(value)) {
+    const kept: Record<string, number | null> = {};
+    for (const [k, v] of Object.entries(value.percentiles)) {
+      const p = percentileOfKey(k);
+      kept[k] = p !== null && !supportsPercentile(value.count, p) ? null : v;
+    }
+    out.percentiles = kept;
+  }
+  return out as T;
 }

@@ -23,6 +23,20 @@ export interface Validity {
   reasons: ValidityReason[];
 }
 
+/** The parts of a request record the judgement reads (so a level can be judged from a slim copy). */
+export type JudgedRecord = Pick<
+  RequestRecord,
+  | 'warmup'
+  | 'levelIndex'
+  | 'error'
+  | 'requestedOutputTokens'
+  | 'outputTokensServer'
+  | 'outputTokensClient'
+  | 'inputTokensServer'
+  | 'inputTokensClient'
+  | 'turn'
+>;
+
 export interface LevelValidityContext {
   /** The plan asked for ignore_eos (every request should get exactly its requested output length). */
   ignoreEos?: boolean;
@@ -63,10 +77,10 @@ function median(xs: number[]): number {
 }
 
 /** Requested vs received output length, per request; ignore_eos not honoured is invalid. */
-function outputLength(records: readonly RequestRecord[], ctx: LevelValidityContext): ValidityReason[] {
+function outputLength(records: readonly JudgedRecord[], ctx: LevelValidityContext): ValidityReason[] {
   const done = records.filter((r) => r.error === null && r.requestedOutputTokens > 0);
   if (done.length === 0) return [];
-  const received = (r: RequestRecord) => r.outputTokensServer ?? r.outputTokensClient;
+  const received = (r: JudgedRecord) => r.outputTokensServer ?? r.outputTokensClient;
   const known = done.filter((r) => received(r) !== null);
   const short = known.filter((r) => (received(r) ?? 0) < r.requestedOutputTokens);
   const long = known.filter((r) => (received(r) ?? 0) > r.requestedOutputTokens);
@@ -101,7 +115,7 @@ function outputLength(records: readonly RequestRecord[], ctx: LevelValidityConte
 }
 
 /** Server-reported vs client-requested prompt length: the chat template typically adds a few tokens. */
-function promptTokens(records: readonly RequestRecord[], level: LevelSummary): ValidityReason[] {
+function promptTokens(records: readonly JudgedRecord[], level: LevelSummary): ValidityReason[] {
   const both = records.filter((r) => r.inputTokensServer !== null && r.inputTokensClient !== null);
   const differ = both.filter((r) => r.inputTokensServer !== r.inputTokensClient);
   if (differ.length === 0) {
@@ -135,7 +149,7 @@ function promptTokens(records: readonly RequestRecord[], level: LevelSummary): V
 }
 
 /** Server vs client output token counts. */
-function outputCounts(level: LevelSummary, records: readonly RequestRecord[]): ValidityReason[] {
+function outputCounts(level: LevelSummary, records: readonly JudgedRecord[]): ValidityReason[] {
   const { compared, outputMismatches } = level.tokenReconciliation;
   if (outputMismatches === 0) return [];
   const differ = records.filter(
@@ -234,7 +248,7 @@ function tails(level: LevelSummary): ValidityReason[] {
 /** The level's validity verdict from its summary and its measured records (warmup ones are ignored). */
 export function judgeLevel(
   level: LevelSummary,
-  records: readonly RequestRecord[],
+  records: readonly JudgedRecord[],
   ctx: LevelValidityContext = {},
 ): Validity {
   const measured = records.filter((r) => !r.warmup && r.levelIndex === level.levelIndex);

@@ -28,3 +28,8 @@ export function levelWords(k: LevelKey): string {
   if (k.kind === 'concurrency') return `concurrency ${k.value}`;
   return k.speedFactor !== undefined ? `trace ${levelLabel(k)}` : `rate ${levelLabel(k)}`;
 }
+
+/** A level's identity across runs ("concurrency:16:"): its kind, value and cap, never its plan position. */
+export function levelId(k: LevelKey): string {
+  return `${k.kind}:${k.value}:${k.maxConcurrency ?? ''}`;
+}

@@ -6,13 +6,13 @@
 import { BenchgateError } from '../core/errors.js';
 import type { ValidityReason } from '../metrics/validity.js';
 import type { LoadedRun } from '../results/layout.js';
+import { validityOf } from '../results/run-validity.js';
 import { cacheRows } from './cache-section.js';
 import type { CellOptions } from './cells.js';
 import { cellFor } from './cells.js';
 import { diffConfigs } from './comparability.js';
 import { type AlignedRow, alignLevels, trialsOf } from './level-alignment.js';
 import { buildLevelRows, chartSeries } from './level-rows.js';
-import { levelId } from './levels.js';
 import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
 import { sloSearchSection } from './slo-search-model.js';
@@ -20,7 +20,7 @@ import { steadyRows } from './steady-model.js';
 import { summaryLines } from './summary-model.js';
 import { telemetryRows } from './telemetry-section.js';
 import type { Cell, Comparison, Crossover, LevelRow, MetricId } from './types.js';
-import { judgeComparison, judgeRun, type SkippedConfig } from './validity.js';
+import { judgeComparison, type SkippedConfig } from './validity.js';
 import { buildVerdicts, DEFAULT_MIN_EFFECT, findCrossovers } from './verdicts.js';
 
 export interface CompareOptions {
@@ -143,7 +143,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     baseline: baseline.name,
   };
   const aligned = alignLevels(runs);
-  const runValidity = new Map(runs.map((r) => [r.name, judgeRun(r, (l) => levelId(l.level))]));
+  const runValidity = new Map(runs.map((r) => [r.name, validityOf(r)]));
   const levels = buildLevelRows(aligned, names, runValidity, metrics, cells);
   const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
   const fit = comparability(baseline, runs, opts.allowDifferentWorkloads === true, opts.varies);
@@ -175,7 +175,8 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     steadyState: steadyRows(runs),
     findings: findingsOf(runs),
     series: chartSeries(aligned, names, levels),
-    lossless: losslessRows(runs),
+    // a config left out for its lossless check still shows its divergences (prompt, both continuations)
+    lossless: losslessRows([...runs, ...(opts.skipped ?? []).filter((s) => s.lossless)]),
     telemetry: telemetryRows(runs),
     sloSearch: sloSearchSection(runs, baseline.name),
     cache: cacheRows(runs),

@@ -3,11 +3,7 @@
 
 import type { LevelKey } from '../records/level-key.js';
 
-export { levelLabel, levelWords } from '../records/level-key.js';
-
-export function levelId(k: LevelKey): string {
-  return `${k.kind}:${k.value}:${k.maxConcurrency ?? ''}`;
-}
+export { levelId, levelLabel, levelWords } from '../records/level-key.js';
 
 export function compareLevelKeys(a: LevelKey, b: LevelKey): number {
   if (a.kind !== b.kind) return a.kind === 'concurrency' ? -1 : 1;

@@ -19,7 +19,7 @@ export interface LosslessRow {
 }
 
 /** One row per run that carries a lossless verdict; empty when none does. */
-export function losslessRows(runs: readonly LoadedRun[]): LosslessRow[] {
+export function losslessRows(runs: readonly Pick<LoadedRun, 'name' | 'lossless'>[]): LosslessRow[] {
   return runs.flatMap((r) => {
     const l = r.lossless;
     if (!l) return [];

@@ -30,7 +30,7 @@ export interface MetricSpec {
   samples?(level: LevelSummary): number;
 }
 
-const pct = (d: { percentiles: Record<string, number> } | null, key: string): number | null => {
+const pct = (d: { percentiles: Record<string, number | null> } | null, key: string): number | null => {
   const v = d?.percentiles[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 };

@@ -1,33 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/test-support/run-cli.js';
 import type { RunSummary } from '../metrics/summary.js';
-import { type SimulatorHandle, startSimulator } from '../sim/index.js';
+import { fixedSimForFile } from '../sim/testing/fixed-sim.js';
 
 // One tail rule everywhere: for the same run, the bench table, summary.csv, report text, JSON, CSV and
 // the HTML chart show TTFT p99 where the level's samples support it (≥662) with the same value, and
 // withhold it where they do not (the short level of the same run), through the real CLI.
 
-let sim: SimulatorHandle;
-const out = mkdtempSync(join(tmpdir(), 'bg-tails-'));
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    host: '127.0.0.1',
-    port: 0,
-    loadTimeS: 0,
-    profile: 'fixed',
-    ttftMs: 10,
-    itlMs: 2,
-  });
-  await sim.ready;
-});
-afterAll(async () => {
-  await sim.close();
-  rmSync(out, { recursive: true, force: true });
-});
+const { url, out } = fixedSimForFile('bg-tails-', { ttftMs: 10, itlMs: 2 });
 
 const cell = (csvLine: string, header: string[], column: string) =>
   csvLine.split(',')[header.indexOf(column)];
@@ -35,7 +17,7 @@ const cell = (csvLine: string, header: string[], column: string) =>
 describe('one tail rule in every format', () => {
   it('shows p99 only where ≥662 samples support it, with the same value in every format', async () => {
     // c=32 reaches 700 requests well inside 10 s; c=1 (about 25 requests/s) is stopped by the duration with far fewer
-    const args = ['--url', sim.url, '--concurrency', '1,32', '--requests', '700', '--duration', '10s'];
+    const args = ['--url', url(), '--concurrency', '1,32', '--requests', '700', '--duration', '10s'];
     const bench = await runCli([
       'bench',
       ...args,

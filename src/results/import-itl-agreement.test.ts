@@ -113,8 +113,8 @@ describe('imported SGLang ITL against a benchgate run of the same traffic', () =
     expect(imported.manifest.source.itl).toBe('token');
     const theirs = imported.summary.levels[0].tokenItlMs!;
     expect(Math.abs(theirs.mean / ours.mean - 1)).toBeLessThan(0.01);
-    expect(Math.abs(theirs.percentiles.p50 / ours.percentiles.p50 - 1)).toBeLessThan(0.01);
-    expect(Math.abs(theirs.percentiles.p99 / ours.percentiles.p99 - 1)).toBeLessThan(0.01);
+    expect(Math.abs(theirs.percentiles.p50! / ours.percentiles.p50! - 1)).toBeLessThan(0.01);
+    expect(Math.abs(theirs.percentiles.p99! / ours.percentiles.p99! - 1)).toBeLessThan(0.01);
 
     const rebuilt = summarizeLevel({ ...level, records: imported.records });
     expect(Math.abs(rebuilt.tokenItlMs!.mean / ours.mean - 1)).toBeLessThan(0.01);

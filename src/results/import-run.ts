@@ -8,10 +8,12 @@ import { basename, extname, join } from 'node:path';
 import { BenchgateError } from '../core/errors.js';
 import { benchgateVersion } from '../core/version.js';
 import type { LevelKey, LevelSummary, RunSummary } from '../metrics/summary.js';
+import { withholdUnsupported } from '../metrics/tail-samples.js';
 import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, type Manifest, REQUESTS_FILE, SUMMARY_FILE } from './layout.js';
 import { writeJsonAtomic, writeManifest } from './run-store.js';
+import { writeRunValidity } from './validity-file.js';
 
 export interface ImportedRun {
   manifest: Manifest;
@@ -162,9 +164,12 @@ export async function writeImportedRun(outRoot: string, run: ImportedRun): Promi
   try {
     await mkdir(dir, { recursive: true });
     writeManifest(dir, run.manifest);
-    for (const l of run.summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
-    writeJsonAtomic(join(dir, SUMMARY_FILE), run.summary);
+    const summary = withholdUnsupported(run.summary);
+    for (const l of summary.levels) writeJsonAtomic(join(dir, levelFile(l.levelIndex)), l);
+    writeJsonAtomic(join(dir, SUMMARY_FILE), summary);
     await writeLines(join(dir, REQUESTS_FILE), run.records);
+    // judged once, with the imported records: what every surface shows for this run
+    writeRunValidity({ ...run, name: run.manifest.name, dir, summary, lossless: null });
   } catch (e) {
     throw new BenchgateError(
       'BG_E_RUN_DIR',

@@ -4,6 +4,7 @@
 //   <out>/<run-id>/level-NN.json      one LevelSummary per level, written when the level ends
 //   <out>/<run-id>/summary.json       RunSummary, written at the end (and on interrupt)
 //   <out>/<run-id>/summary.csv        one row per level
+//   <out>/<run-id>/validity.json      the run's validity judgement with its reasons (validity-file.ts)
 // Matrix runs nest one run directory per configuration under <out>/<matrix-id>/<config-name>/.
 // The results store (store/) sits beside the runs by default: <out>/benchgate-store.duckdb (+ .wal).
 
@@ -16,6 +17,7 @@ import type { LosslessRecord } from '../metrics/lossless.js';
 import type { RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
+import type { RunValidity } from './run-validity.js';
 import type { MergeInfo, ShardInfo } from './shard-info.js';
 import type { SloSearchRecord } from './slo-search-record.js';
 
@@ -122,6 +124,11 @@ export interface LoadedRun {
   lossless?: LosslessRecord | null;
   /** Server and GPU telemetry per level index (telemetry-level-NN.json, gpu-level-NN.json); a level without files is absent. */
   telemetry?: Record<number, LevelTelemetryFiles>;
+  /**
+   * The run's validity judgement (run-validity.ts): validity.json when it still matches the files, else
+   * judged once when the run was read. Read it through run-validity.ts `validityOf`.
+   */
+  validity?: RunValidity;
   /** slo-search.json: the search's outcome; unknown when the run has none, unreadable when it is broken. */
   sloSearch?: ReadResult<SloSearchRecord>;
 }

@@ -8,6 +8,12 @@ import { createInterface } from 'node:readline';
 import { BenchgateError } from '../core/errors.js';
 import { LevelAccumulator, type LevelContext } from '../metrics/level-accumulator.js';
 import type { LevelSummary } from '../metrics/summary.js';
+import {
+  type JudgedRecord,
+  judgeLevel,
+  type LevelValidityContext,
+  type Validity,
+} from '../metrics/validity.js';
 import type { RequestRecord } from '../records/request-record.js';
 
 export interface StreamedRecords {
@@ -75,4 +81,31 @@ export async function summarizeStoredLevel(path: string, ctx: LevelContext): Pro
     mine((r) => acc.add(r)),
   );
   return acc.finish();
+}
+
+/**
+ * The level's validity judgement (metrics/validity.ts), made once when it ends: a third streamed pass
+ * keeps only the few token-count fields of the level's measured records that the judgement reads.
+ */
+export async function judgeStoredLevel(
+  path: string,
+  summary: LevelSummary,
+  ctx: LevelValidityContext,
+): Promise<Validity> {
+  const slim: JudgedRecord[] = [];
+  await forEachStoredRecord(path, (r) => {
+    if (r.levelIndex !== summary.levelIndex || r.warmup) return;
+    slim.push({
+      warmup: r.warmup,
+      levelIndex: r.levelIndex,
+      error: r.error,
+      requestedOutputTokens: r.requestedOutputTokens,
+      outputTokensServer: r.outputTokensServer,
+      outputTokensClient: r.outputTokensClient,
+      inputTokensServer: r.inputTokensServer,
+      inputTokensClient: r.inputTokensClient,
+      turn: r.turn,
+    });
+  });
+  return judgeLevel(summary, slim, ctx);
 }

@@ -1,10 +1,15 @@
-// The terminal table printed after `benchgate bench`: one row per level with the headline figures,
-// the share of prompt tokens served from the prefix cache, and flags (client-limited, invalid). A
+// The terminal table printed after `benchgate bench`: one row per level with its verdict from the run's
+// one validity judgement (results/run-validity.ts, as every report reads it), the headline figures,
+// the share of prompt tokens served from the prefix cache, and flags (client-limited, invalid), then
+// why each level that is not valid is not. A
 // percentile the samples cannot support reads n/a, as in every report (metrics/tail-samples.ts).
 // Pure text; colour is the caller's choice.
 
 import type { Distribution, LevelSummary, RunSummary } from '../metrics/summary.js';
 import { minSamplesFor, supportedPercentile } from '../metrics/tail-samples.js';
+import type { Validity } from '../metrics/validity.js';
+import { levelId } from '../records/level-key.js';
+import type { RunValidity } from './run-validity.js';
 
 const f = (v: number | null | undefined, digits = 1): string =>
   v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits);
@@ -31,7 +36,30 @@ const coalesced = (l: LevelSummary): boolean => (l.chunkItlZeroShare ?? 0) >= CO
 const cached = (l: LevelSummary): string =>
   !l.cache || l.cache.share === null ? '?' : `${(l.cache.share * 100).toFixed(0)}%`;
 
-export function levelTable(summary: RunSummary): string {
+/** The level's verdict from the run's one judgement (else the level's stored one): never judged here. */
+function verdictOf(l: LevelSummary, validity: RunValidity | null): Validity | null {
+  return validity?.levels[levelId(l.level)] ?? l.judgement ?? null;
+}
+
+/** Below the table: the run's verdict and, for each level that is not valid, why (notes left out). */
+function validityLines(summary: RunSummary, validity: RunValidity | null): string[] {
+  if (!validity) return [];
+  const out = [`validity: ${validity.status.toUpperCase()}`];
+  for (const r of validity.reasons.filter((x) => x.severity !== 'note' && x.check !== 'levels'))
+    out.push(`  ${r.text}`);
+  const seen = new Set<string>();
+  for (const l of summary.levels) {
+    const id = levelId(l.level);
+    const v = validity.levels[id];
+    if (seen.has(id) || !v || v.status === 'valid') continue;
+    seen.add(id);
+    const why = v.reasons.filter((r) => r.severity !== 'note').map((r) => r.text);
+    out.push(`  ${v.label}: ${v.status.toUpperCase()}: ${why.join(' ')}`);
+  }
+  return out;
+}
+
+export function levelTable(summary: RunSummary, validity: RunValidity | null = null): string {
   const head = [
     'level',
     'ok',
@@ -46,6 +74,7 @@ export function levelTable(summary: RunSummary): string {
     'queue p99',
     'cached',
     'flags',
+    'validity',
   ];
   const rows = summary.levels.map((l) => {
     const flags: string[] = [];
@@ -70,12 +99,13 @@ export function levelTable(summary: RunSummary): string {
       p(l.queueWaitMs, 99),
       cached(l),
       flags.join(', '),
+      (verdictOf(l, validity)?.status ?? (l.validity.valid ? '?' : 'invalid')).toUpperCase(),
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r
-      .map((c, i) => (i === 0 || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .map((c, i) => (i === 0 || i >= r.length - 2 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
       .join('  ')
       .trimEnd();
   const out = [line(head), ...rows.map(line)];
@@ -88,5 +118,6 @@ export function levelTable(summary: RunSummary): string {
     `(times in ms; ITL = token ITL; TPOT = (E2E − TTFT)/(tokens − 1); n/a: too few samples, p99 needs ${minSamplesFor(99)}; cached: prompt tokens served from the prefix cache, ? = not reported)`,
   );
   if (summary.incomplete) out.push(`run incomplete: ${summary.incomplete.reason}`);
+  out.push(...validityLines(summary, validity));
   return `${out.join('\n')}\n`;
 }

@@ -26,8 +26,10 @@ import {
   placeShards,
   type ShardRun,
 } from './merge-shards.js';
+import { readRun } from './read-run.js';
 import { createRunStore } from './run-store.js';
 import { ShardRecordCheck, shardShare } from './shard-records.js';
+import { writeRunValidity } from './validity-file.js';
 
 export {
   DEFAULT_MAX_SKEW_MS,
@@ -230,5 +232,7 @@ export async function mergeShardRuns(opts: MergeOptions): Promise<MergeResult> {
     };
   store.writeSummary(summary, plan.percentiles);
   store.close();
+  // the merged run's one validity judgement, from its merged records
+  writeRunValidity(await readRun(store.dir));
   return { runDir: store.dir, runId: store.runId, merge, summary };
 }

@@ -19,8 +19,10 @@ import {
 } from './layout.js';
 import { readLosslessRecord } from './lossless-file.js';
 import { checkLevel, checkLevels, checkManifest, checkRecord } from './run-shape.js';
+import { judgeRun } from './run-validity.js';
 import { readSloSearchRecord } from './slo-search-file.js';
 import { readTelemetryFiles } from './telemetry-files.js';
+import { readStoredValidity } from './validity-file.js';
 
 /** A path that is not a run is the user's mistake (exit 2, as a wrong flag is); a broken run stays exit 1. */
 const NOT_A_RUN = { exitCode: 2 };
@@ -169,7 +171,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
   const telemetry = await readTelemetryFiles(abs);
   warnings.push(...telemetry.warnings);
   const sloSearch = await readSloSearch(abs, dir, manifest, warnings);
-  return {
+  const run: LoadedRun = {
     name: manifest?.name || summary.name || basename(abs),
     dir: abs,
     manifest,
@@ -180,6 +182,9 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     telemetry: telemetry.levels,
     sloSearch,
   };
+  // the stored judgement while it matches the files; otherwise judged once, here, for every surface
+  run.validity = (await readStoredValidity(abs, run)) ?? judgeRun(run);
+  return run;
 }
 
 async function isRunDir(dir: string): Promise<boolean> {

@@ -21,6 +21,7 @@ import { BenchgateError, isBenchgateError } from '../core/errors.js';
 import { redactDeep, redactString } from '../core/redact.js';
 import { wellFormedReplacer } from '../core/well-formed.js';
 import type { LevelSummary, RunSummary } from '../metrics/summary.js';
+import { withholdUnsupported } from '../metrics/tail-samples.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { resultsWriteError } from './free-space.js';
 import {
@@ -202,14 +203,14 @@ export function createRunStore(opts: CreateRunStoreOptions): RunStore {
     writeFailed: failed.signal,
     appendRecord: (r) => requests.append(r),
     writeLevel(summary) {
-      guarded(() => writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), summary));
+      guarded(() => writeJsonAtomic(join(dir, levelFile(summary.levelIndex)), withholdUnsupported(summary)));
     },
     updateManifest(patch) {
       manifest = guarded(() => writeManifest(dir, { ...manifest, ...patch }, secrets));
     },
     writeSummary(summary, percentiles) {
       guarded(() => {
-        writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(summary, secrets));
+        writeJsonAtomic(join(dir, SUMMARY_FILE), redactDeep(withholdUnsupported(summary), secrets));
         writeTextAtomic(join(dir, SUMMARY_CSV_FILE), summaryCsv(summary.levels, percentiles));
       });
     },

@@ -13,7 +13,7 @@ import { metricHistory, parseLevel } from '../store/history.js';
 import { findRun, type RunListRow } from '../store/run-query.js';
 import { historyChartSvg } from './history-chart.js';
 import { badge, esc, fmt, navBar, page, runLink, table, td } from './layout.js';
-import { paretoChartSvg, paretoPoints } from './pareto.js';
+import { absentConfigs, type ParetoPoint, paretoChartSvg, paretoPoints } from './pareto.js';
 import { runsFilter } from './runs-page.js';
 
 /**
@@ -162,19 +162,31 @@ export async function paretoPage(db: StoreDb, matrix: string | undefined): Promi
       '<h1>Pareto</h1><p>No matrix run in the store yet (`benchgate run` or `benchgate demo`).</p>',
     );
   const points = await paretoPoints(db, chosen);
+  const strike = (p: ParetoPoint, html: string) => (p.validity === 'invalid' ? `<s>${html}</s>` : html);
   const rows = points.map((p) => [
-    td(runLink(p.runId, p.name), true),
-    td(p.label),
+    td(strike(p, runLink(p.runId, p.name)), true),
+    td(strike(p, esc(p.label)), true),
     td(p.perUserTokS),
     td(p.perGpuTokS),
     td(p.gpus),
     td(badge(p.validity), true),
-    td(p.onFrontier ? '★ frontier' : ''),
+    td(
+      p.onFrontier
+        ? '★ frontier'
+        : p.validity === 'invalid'
+          ? `off the frontier: ${p.reason ?? 'invalid'}`
+          : (p.reason ?? ''),
+    ),
   ]);
+  const absent = absentConfigs(chosen, points);
+  const absentList = absent.length
+    ? `<h2>Not on the chart</h2><ul id="absent">${absent.map((a) => `<li><s>${esc(a.name)}</s> (${esc(a.status)}): ${esc(a.reason)}</li>`).join('')}</ul>`
+    : '';
   const body = `<h1>Pareto: ${esc(chosen)}</h1>
 <div id="chart">${paretoChartSvg(points)}</div>
 <p class="note">x: output tokens/s per user (1000 / median TPOT); y: output tokens/s per GPU (level throughput / GPUs of the config). The highlighted line joins the configurations no other beats on both; invalid levels (hollow) never make the frontier. Click a point for its run.</p>
 ${table(['config', 'level', 'tok/s per user', 'tok/s per GPU', 'GPUs', 'validity', ''], rows, ' id="pareto"')}
+${absentList}
 <h2>Matrices</h2><ul>${list}</ul>`;
   return page('Pareto', '/pareto', body);
 }

@@ -1,7 +1,8 @@
 // The live view: a page whose small inline script (no library, no CDN) listens to /api/live, the
 // server-sent events stream of every running run's LiveState, and redraws one card per run: the level
 // being measured (requests done, throughput, TTFT and ITL percentiles, errors, ETAs), the levels done and
-// to come with their server telemetry and drift verdicts, failed checks, and a throughput sparkline.
+// to come with their server telemetry and stored validity judgements, failed checks, and a throughput
+// sparkline. A percentile reads n/a with its sample count until the samples reach its floor.
 
 import { page } from './layout.js';
 
@@ -11,6 +12,7 @@ const status = document.getElementById('status');
 const el = (tag, attrs = {}, text) => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text !== undefined) e.textContent = text; return e; };
 const f = (v, d) => v === null || v === undefined || !isFinite(v) ? '—' : Number.isInteger(v) && d === undefined ? v.toLocaleString('en-US') : (d !== undefined ? v.toFixed(d) : Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
 const secs = (s) => s === null ? '—' : s >= 90 ? Math.round(s / 60) + ' min' : Math.round(s) + ' s';
+const tail = (v, n) => v === null && n > 0 ? 'n/a (' + n + ' samples)' : f(v);
 function kpi(card, name, label, value) { const d = el('div', { 'data-kpi': name }); d.append(el('span', {}, label), el('b', { class: 'big' }, value)); card.append(d); }
 function spark(points) {
   const ns = 'http://www.w3.org/2000/svg', w = 520, h = 90, svg = document.createElementNS(ns, 'svg');
@@ -34,8 +36,8 @@ function card(s) {
   const k = el('div', { class: 'kpis' }); const fig = cur && cur.figures;
   kpi(k, 'done', 'requests done', fig ? fig.done + (cur.total ? ' / ' + cur.total : '') : '0');
   kpi(k, 'throughput', 'output tok/s', f(fig && fig.outputTokensPerS));
-  kpi(k, 'ttft', 'TTFT p50 / p99 (ms)', f(fig && fig.ttftP50Ms) + ' / ' + f(fig && fig.ttftP99Ms));
-  kpi(k, 'itl', 'ITL p50 / p99 (ms)', f(fig && fig.itlP50Ms, 2) + ' / ' + f(fig && fig.itlP99Ms, 2));
+  kpi(k, 'ttft', 'TTFT p50 / p99 (ms)', f(fig && fig.ttftP50Ms) + ' / ' + (fig ? tail(fig.ttftP99Ms, fig.ttftSamples) : '—'));
+  kpi(k, 'itl', 'ITL p50 / p99 (ms)', f(fig && fig.itlP50Ms, 2) + ' / ' + (fig ? (fig.itlP99Ms === null && fig.itlSamples > 0 ? 'n/a (' + fig.itlSamples + ' samples)' : f(fig.itlP99Ms, 2)) : '—'));
   kpi(k, 'errors', 'errors', fig ? String(fig.errors) + (fig.errors ? ' (' + Object.entries(fig.errorsByCode).map(e => e[0] + '×' + e[1]).join(' ') + ')' : '') : '0');
   kpi(k, 'eta', 'ETA level / run', secs(s.levelEtaS) + ' / ' + secs(s.runEtaS));
   c.append(k, el('p', { class: 'note' }, 'output tokens per second of the running level, as requests complete'), spark(s.throughput));
@@ -46,8 +48,10 @@ function card(s) {
     const r = el('tr', { 'data-level': String(l.index), 'data-status': l.status }); const g = l.figures || {}; const tm = l.telemetry || {};
     const st = el('td'); st.append(el('span', { class: 'badge ' + l.status.replace(' ', '') }, l.status));
     r.append(el('td', {}, l.label), st);
-    for (const v of [g.done, g.outputTokensPerS, g.ttftP50Ms, g.ttftP99Ms, g.itlP50Ms, g.errors, tm.running, tm.waiting, tm.kvCacheMax, tm.acceptLength]) r.append(el('td', { class: 'num' }, f(v)));
-    r.append(el('td', {}, l.validity ? (l.validity.valid ? 'valid' : 'INVALID: ' + l.validity.reasons.join('; ')) : ''));
+    for (const v of [g.done, g.outputTokensPerS, g.ttftP50Ms]) r.append(el('td', { class: 'num' }, f(v)));
+    r.append(el('td', { class: 'num' }, tail(g.ttftP99Ms ?? null, g.ttftSamples || 0)));
+    for (const v of [g.itlP50Ms, g.errors, tm.running, tm.waiting, tm.kvCacheMax, tm.acceptLength]) r.append(el('td', { class: 'num' }, f(v)));
+    r.append(el('td', { 'data-validity': l.validity ? l.validity.status : '' }, l.validity ? (l.validity.status === 'valid' ? 'valid' : l.validity.status.toUpperCase() + ': ' + l.validity.reasons.join(' ')) : ''));
     t.append(r);
   }
   c.append(t); return c;

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { LevelSummary } from '../metrics/summary.js';
+import { percentileOfKey, supportedPercentile } from '../metrics/tail-samples.js';
 import { levelLabel } from '../records/level-key.js';
 import { liveTelemetryFile, type Manifest, telemetryFile, trialAt } from '../results/layout.js';
 import { figuresOf, type LevelFigures, RequestsTail } from './live-tail.js';
@@ -19,7 +20,8 @@ export interface LiveLevel {
   /** Done levels: from the level summary; the running level: from the requests so far. */
   figures: LevelFigures | null;
   total: number | null;
-  validity: { valid: boolean; reasons: string[] } | null;
+  /** Done levels: the level's stored judgement (as the finished run reports it), notes left out. */
+  validity: { status: 'valid' | 'suspect' | 'invalid'; reasons: string[] } | null;
   telemetry: {
     running: number | null;
     waiting: number | null;
@@ -122,8 +124,18 @@ function telemetryOf(dir: string, index: number): LiveLevel['telemetry'] {
   };
 }
 
+/** The level's judgement as its file stores it (a file from before judgements: its recorded flag). */
+function storedVerdict(s: LevelSummary): LiveLevel['validity'] {
+  if (s.judgement)
+    return {
+      status: s.judgement.status,
+      reasons: s.judgement.reasons.filter((r) => r.severity !== 'note').map((r) => r.text),
+    };
+  return { status: s.validity.valid ? 'valid' : 'invalid', reasons: s.validity.reasons };
+}
+
 function summaryFigures(s: LevelSummary): LevelFigures {
-  const p = (d: LevelSummary['ttftMs'], k: string) => d?.percentiles[k] ?? null;
+  const p = (d: LevelSummary['ttftMs'], k: string) => supportedPercentile(d, percentileOfKey(k) ?? 100);
   return {
     levelIndex: s.levelIndex,
     done: s.requests.completed + s.requests.failed,
@@ -134,6 +146,8 @@ function summaryFigures(s: LevelSummary): LevelFigures {
     ttftP99Ms: p(s.ttftMs, 'p99'),
     itlP50Ms: p(s.tokenItlMs, 'p50'),
     itlP99Ms: p(s.tokenItlMs, 'p99'),
+    ttftSamples: s.ttftMs?.count ?? 0,
+    itlSamples: s.tokenItlMs?.count ?? 0,
     elapsedS: s.windowS,
   };
 }
@@ -216,7 +230,7 @@ export class LiveRun {
             ? figuresOf(progress)
             : null,
         total,
-        validity: d ? { valid: d.summary.validity.valid, reasons: d.summary.validity.reasons } : null,
+        validity: d ? storedVerdict(d.summary) : null,
         telemetry: d ? telemetryOf(d.dir, index) : status === 'running' ? telemetryOf(this.dir, index) : null,
       };
     });
@@ -228,7 +242,7 @@ export class LiveRun {
       throughput: running >= 0 ? throughputSeries(this.tail, running) : [],
       failedChecks: failedChecks(manifest),
       drift: levels
-        .filter((l) => l.validity && !l.validity.valid)
+        .filter((l) => l.validity?.status === 'invalid')
         .map((l) => `${l.label}: ${l.validity!.reasons.join('; ')}`),
       matrix: matrixStatus(config),
     };

@@ -8,6 +8,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { percentile } from '../metrics/percentile.js';
 import { pushTokenItlMs } from '../metrics/request-latency.js';
+import { supportsPercentile } from '../metrics/tail-samples.js';
 import { outputTokens, type RequestRecord } from '../records/request-record.js';
 
 /** Most bytes read from requests.jsonl per poll (a huge file catches up over several polls). */
@@ -37,6 +38,9 @@ export interface LevelFigures {
   ttftP99Ms: number | null;
   itlP50Ms: number | null;
   itlP99Ms: number | null;
+  /** Samples behind the TTFT and ITL percentiles: a percentile is null until they reach its floor. */
+  ttftSamples: number;
+  itlSamples: number;
   /** Seconds from the level's first measured send to its latest end. */
   elapsedS: number;
 }
@@ -69,7 +73,8 @@ function add(l: LevelProgress, r: RequestRecord): void {
   if (l.tokenItlMs.length > MAX_SAMPLES * 8) l.tokenItlMs.splice(0, l.tokenItlMs.length - MAX_SAMPLES * 8);
 }
 
-const pct = (xs: number[], p: number) => (xs.length > 0 ? percentile(xs, p) : null);
+/** The percentile once the samples reach its floor (metrics/tail-samples.ts), else null: p99 appears at 662. */
+const pct = (xs: number[], p: number) => (supportsPercentile(xs.length, p) ? percentile(xs, p) : null);
 
 export function figuresOf(l: LevelProgress): LevelFigures {
   const elapsedS = l.firstSentMs !== null && l.lastEndMs !== null ? (l.lastEndMs - l.firstSentMs) / 1000 : 0;
@@ -83,6 +88,8 @@ export function figuresOf(l: LevelProgress): LevelFigures {
     ttftP99Ms: pct(l.ttftMs, 99),
     itlP50Ms: pct(l.tokenItlMs, 50),
     itlP99Ms: pct(l.tokenItlMs, 99),
+    ttftSamples: l.ttftMs.length,
+    itlSamples: l.tokenItlMs.length,
     elapsedS,
   };
 }

@@ -1,7 +1,13 @@
 // The Pareto view of a matrix: every level of every config as a point, per-user output speed (x, 1000 /
 // median TPOT) against output throughput per GPU (y), and the frontier: the points no other point beats on
-// both. Invalid levels are shown hollow and never make the frontier; each point links to its run.
+// both. Every point carries its level's label; invalid levels (by the run's stored judgement: its own
+// reasons, a failed lossless check included, and the level's) are shown hollow and struck through with
+// the reason and never make the frontier; configs of the matrix with no point are listed with why.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ValidityReason } from '../metrics/validity.js';
+import { runOwnStatus } from '../results/run-validity.js';
 import type { StoreDb } from '../store/db.js';
 import { type PlotSeries, renderPointChart } from './point-chart.js';
 
@@ -13,8 +19,27 @@ export interface ParetoPoint {
   perGpuTokS: number;
   gpus: number;
   validity: 'valid' | 'suspect' | 'invalid';
+  /** Why the point is not valid (the run's own reasons, then the level's), null when it is. */
+  reason: string | null;
   onFrontier: boolean;
 }
+
+/** A config of the matrix with no point on the chart (failed, cancelled, no level), with why. */
+export interface AbsentConfig {
+  name: string;
+  status: string;
+  reason: string;
+}
+
+const reasonsOf = (v: unknown): ValidityReason[] => {
+  try {
+    const r = JSON.parse(String(v ?? '[]'));
+    return Array.isArray(r) ? r : [];
+  } catch {
+    return [];
+  }
+};
+const RANK = { valid: 0, suspect: 1, invalid: 2 } as const;
 
 /** Marks the points on the frontier (maximising both axes); invalid points are never on it. */
 export function markFrontier(points: ParetoPoint[]): ParetoPoint[] {
@@ -34,18 +59,20 @@ export function markFrontier(points: ParetoPoint[]): ParetoPoint[] {
 
 export async function paretoPoints(db: StoreDb, matrixDir: string): Promise<ParetoPoint[]> {
   const rows = await db.all(
-    `SELECT r.id, r.name, r.gpus, r.validity AS run_validity, l.label, l.validity, l.output_tokens_per_s, l.tpot_p50_ms
+    `SELECT r.id, r.name, r.gpus, r.validity_reasons AS run_reasons, l.label, l.validity, l.validity_reasons,
+       l.output_tokens_per_s, l.tpot_p50_ms
      FROM runs r JOIN levels l ON l.dir = r.dir WHERE r.matrix_dir = ? AND l.tpot_p50_ms > 0
      ORDER BY r.name, l.value`,
     [matrixDir],
   );
   const points = rows.map((r): ParetoPoint => {
     const gpus = Number(r.gpus) > 0 ? Number(r.gpus) : 1;
-    const validity = [r.run_validity, r.validity].includes('invalid')
-      ? 'invalid'
-      : [r.run_validity, r.validity].includes('suspect')
-        ? 'suspect'
-        : 'valid';
+    // the run's own reasons (checkpoint, lossless), not its summary of the levels, plus the level's
+    const own = reasonsOf(r.run_reasons).filter((x) => x.check !== 'levels');
+    const level = String(r.validity ?? 'valid') as ParetoPoint['validity'];
+    const ownStatus = runOwnStatus(own);
+    const validity = RANK[ownStatus] > RANK[level] ? ownStatus : level;
+    const why = [...own, ...reasonsOf(r.validity_reasons)].filter((x) => x.severity !== 'note');
     return {
       runId: String(r.id),
       name: String(r.name),
@@ -54,6 +81,7 @@ export async function paretoPoints(db: StoreDb, matrixDir: string): Promise<Pare
       perGpuTokS: Number(r.output_tokens_per_s) / gpus,
       gpus,
       validity,
+      reason: validity === 'valid' ? null : why.map((x) => x.text).join(' ') || validity,
       onFrontier: false,
     };
   });
@@ -71,6 +99,7 @@ export function paretoChartSvg(points: readonly ParetoPoint[]): string {
       hollow: p.validity === 'invalid',
       ring: p.onFrontier,
       href: `/run?id=${encodeURIComponent(p.runId)}`,
+      label: p.label,
       note: `${p.label}, ${p.perUserTokS.toFixed(1)} tok/s/user, ${p.validity}${p.onFrontier ? ', on the frontier' : ''}`,
     });
   }
@@ -87,4 +116,25 @@ export function paretoChartSvg(points: readonly ParetoPoint[]): string {
     series: [...byConfig.values()],
     frontier,
   });
+}
+
+/**
+ * The matrix's configs that have no point (matrix-state.json beside the configs): a failed config is
+ * named with its failure, never silently missing from the view.
+ */
+export function absentConfigs(matrixDir: string, points: readonly ParetoPoint[]): AbsentConfig[] {
+  let state: { configs?: Record<string, { status?: string; failure?: { message?: string } | null }> };
+  try {
+    state = JSON.parse(readFileSync(join(matrixDir, 'matrix-state.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+  const shown = new Set(points.map((p) => p.name));
+  return Object.entries(state.configs ?? {})
+    .filter(([name]) => !shown.has(name))
+    .map(([name, c]) => ({
+      name,
+      status: String(c.status ?? 'unknown'),
+      reason: c.failure?.message ?? 'no measured level in the store',
+    }));
 }

@@ -18,6 +18,8 @@ export interface PlotPoint {
   /** Link target of the point (the dashboard's run page). */
   href?: string;
   note: string;
+  /** A short label drawn beside the point (a Pareto point's level, "c=8"). */
+  label?: string;
 }
 
 export interface PlotSeries {
@@ -184,6 +186,10 @@ function seriesSvg(
     const tip = `${s.name}: ${formatValue(p.y)} (${p.note})`;
     const dot = `<circle cx="${cx}" cy="${fy(p.y).toFixed(1)}" r="5" fill="${p.hollow ? '#ffffff' : color}" stroke="${color}" stroke-width="2"><title>${esc(tip)}</title></circle>`;
     out.push(p.href ? `<a href="${esc(p.href)}" xlink:href="${esc(p.href)}">${dot}</a>` : dot);
+    if (p.label)
+      out.push(
+        `<text class="point-label" x="${(Number(cx) + 7).toFixed(1)}" y="${(fy(p.y) - 7).toFixed(1)}" font-size="11" fill="#333">${esc(p.label)}</text>`,
+      );
   }
   return out;
 }

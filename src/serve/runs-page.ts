@@ -2,7 +2,9 @@
 // validity reasons, configuration), and the configuration diff of picked runs. Server-rendered from the
 // store; the forms work without script.
 
-import type { StoreDb } from '../store/db.js';
+import type { LevelSummary } from '../metrics/summary.js';
+import { withheldNote } from '../metrics/tail-samples.js';
+import type { Row, StoreDb } from '../store/db.js';
 import { configValues } from '../store/run-config.js';
 import { findRun, listRuns, parseCondition, type RunFilter, type RunListRow } from '../store/run-query.js';
 import { badge, esc, page, runLink, table, td } from './layout.js';
@@ -86,6 +88,27 @@ ${table(head, rows, ' id="runs"')}</form>`;
   return page('Runs', '/', body);
 }
 
+/** A level's stored validity reasons (the store's JSON column); none when it holds none. */
+function storedReasons(v: unknown): { severity: string; check: string; text: string }[] {
+  try {
+    const r = JSON.parse(String(v ?? '[]'));
+    return Array.isArray(r) ? r : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The TTFT p99 cell: the store's number, or why it is withheld ("p99 n/a (50 samples; ≥662 needed…)"). */
+function ttftP99Cell(l: Row): string | number | null {
+  if (typeof l.ttft_p99_ms === 'number') return l.ttft_p99_ms;
+  try {
+    const summary = JSON.parse(String(l.summary)) as LevelSummary;
+    return withheldNote(summary.ttftMs, 99);
+  } catch {
+    return null;
+  }
+}
+
 export async function runPage(db: StoreDb, id: string): Promise<string> {
   const run = await findRun(db, id, id);
   const levels = await db.all('SELECT * FROM levels WHERE dir = ? ORDER BY level_index', [run.dir]);
@@ -95,18 +118,17 @@ export async function runPage(db: StoreDb, id: string): Promise<string> {
   const levelRows = levels.map((l) => [
     td(String(l.label)),
     td(badge(String(l.validity ?? 'valid')), true),
-    ...[
-      'completed',
-      'failed',
-      'output_tokens_per_s',
-      'ttft_p50_ms',
-      'ttft_p99_ms',
-      'tpot_p50_ms',
-      'token_itl_p50_ms',
-      'e2e_p50_ms',
-      'acceptance_length',
-    ].map((k) => td((l[k] as number) ?? null)),
+    ...['completed', 'failed', 'output_tokens_per_s', 'ttft_p50_ms'].map((k) => td((l[k] as number) ?? null)),
+    td(ttftP99Cell(l)),
+    ...['tpot_p50_ms', 'token_itl_p50_ms', 'e2e_p50_ms', 'acceptance_length'].map((k) =>
+      td((l[k] as number) ?? null),
+    ),
   ]);
+  const levelReasons = levels.flatMap((l) =>
+    storedReasons(l.validity_reasons)
+      .filter((r) => r.check !== 'samples')
+      .map((r) => `<li>${esc(String(l.label))}: <b>${esc(r.severity)}</b>: ${esc(r.text)}</li>`),
+  );
   const links = [
     run.configFingerprint
       ? `<a href="/history?config=${encodeURIComponent(run.configFingerprint)}&metric=output_throughput">history of this configuration</a>`
@@ -118,7 +140,8 @@ export async function runPage(db: StoreDb, id: string): Promise<string> {
   const body = `<h1>${esc(run.id)} ${badge(run.validity)}</h1>
 <p>${esc(run.name)} · ${esc(run.engine ?? '—')} ${esc(run.engineVersion ?? '')} · ${esc(run.model ?? '')} · ${run.gpus ?? '?'} GPU(s) · ${esc(run.status)} · started ${esc(run.startedAt ?? '—')}</p>
 <p class="note">${esc(run.dir)}</p><p>${links.join(' · ')}</p>
-${reasons.length ? `<h2>Validity</h2><ul>${reasons.map((r) => `<li><b>${esc(r.severity)}</b>: ${esc(r.text)}</li>`).join('')}</ul>` : ''}
+${reasons.length ? `<h2>Validity</h2><ul id="validity">${reasons.map((r) => `<li><b>${esc(r.severity)}</b>: ${esc(r.text)}</li>`).join('')}</ul>` : ''}
+${levelReasons.length ? `<h3>Why, level by level</h3><ul id="level-validity">${levelReasons.join('')}</ul>` : ''}
 <h2>Levels</h2>${table(['level', 'validity', 'ok', 'failed', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'ITL p50', 'E2E p50', 'accept len'], levelRows)}
 <p class="note">times in ms</p>
 <h2>Configuration</h2>${table(

@@ -8,14 +8,15 @@ import { join } from 'node:path';
 import type { StreamTimeouts } from '../client/stream-request.js';
 import type { ClockAnchor } from '../core/clock.js';
 import { scrapeSpecCounters } from '../engines/index.js';
-import type { TargetHttp } from '../engines/types.js';
+import type { TargetHttp, VerifiedTarget } from '../engines/types.js';
 import { levelWords } from '../load/level-label.js';
 import { TurnAccumulator } from '../metrics/multi-turn.js';
 import { prefixHitNote, prefixHitRates } from '../metrics/prefix-hits.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { prefixCacheFile, REQUESTS_FILE } from '../results/layout.js';
-import { summarizeStoredLevel } from '../results/level-from-file.js';
+import { judgeStoredLevel, summarizeStoredLevel } from '../results/level-from-file.js';
 import { writeJsonAtomic } from '../results/run-store.js';
+import { validityContext } from '../results/run-validity.js';
 import { flushBeforeLevel } from './level-cache-flush.js';
 import { type PrepareContext, type PreparedLevel, prepareLevel } from './level-prepare.js';
 import { sendLevel } from './level-send.js';
@@ -29,6 +30,8 @@ export interface SweepContext extends PrepareContext {
   timeouts: StreamTimeouts;
   http: TargetHttp;
   anchor: ClockAnchor;
+  /** The checkpoint's verified target (a speculative decoder changes the level's judgement); null without one. */
+  verifiedTarget: VerifiedTarget | null;
 }
 
 /** What one level's sending left: the runner's result, the client self-check, the record tallies. */
@@ -133,6 +136,12 @@ export function levelSweeper(c: SweepContext): Session['runLevel'] {
     const byTurn = sent.turns?.finish(plan.percentiles);
     if (byTurn) summary.multiTurn = byTurn;
     if (o.trial) summary.trial = o.trial.index;
+    // the level's one validity judgement, stored in its file for every surface (the live view included)
+    summary.judgement = await judgeStoredLevel(
+      join(o.store.dir, REQUESTS_FILE),
+      summary,
+      validityContext(plan, c.verifiedTarget),
+    );
     o.store.writeLevel(summary);
     const prefixCache =
       p.work.expectedHitRate === null ? null : prefixHitRates(p.work.expectedHitRate, summary.cache);

@@ -62,6 +62,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
     anchor,
     progress,
     shard: opts.shard ?? null,
+    verifiedTarget: gate.checkpoint?.verifiedTarget ?? null,
   });
   // levels beyond the client's calibrated capacity are noted before any load (benchgate calibrate), once
   const capacity = capacityCheck(plan);

@@ -50,6 +50,7 @@ describe('runBench', () => {
       'requests.jsonl',
       'summary.csv',
       'summary.json',
+      'validity.json',
     ]);
     const records = readFileSync(join(res.runDir, 'requests.jsonl'), 'utf8')
       .trim()

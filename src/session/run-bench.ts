@@ -9,6 +9,8 @@ import type { LevelSummary, RunSummary } from '../metrics/summary.js';
 import type { Plan } from '../plan/schema.js';
 import { checkFreeSpace, estimateRunBytes } from '../results/free-space.js';
 import type { RunStore } from '../results/run-store.js';
+import type { RunValidity } from '../results/run-validity.js';
+import { storeRunValidity } from '../results/validity-file.js';
 import type { SimulatorHandle, SimulatorOptions } from '../sim/api.js';
 import { startSimulator } from '../sim/index.js';
 import { finishBenchSweep, newBenchSweep, sweepLevels } from './bench-sweep.js';
@@ -48,6 +50,8 @@ export interface RunBenchResult {
   runId: string;
   runDir: string;
   summary: RunSummary;
+  /** The run's one validity judgement (stored as validity.json): the end table and the exit code read it. */
+  validity: RunValidity;
   interrupted: boolean;
   /** True when the embedded simulator was the target. */
   simulated: boolean;
@@ -196,6 +200,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       runId: store.runId,
       runDir: store.dir,
       summary,
+      validity: await storeRunValidity(store.dir, summary),
       interrupted: sweep.interrupted,
       simulated: sim !== null,
       allFailed: everyRequestFailed(sweep.levels),

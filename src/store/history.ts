@@ -11,6 +11,7 @@ import { levelLabel } from '../report/levels.js';
 import { METRICS, tailNote } from '../report/metric-catalog.js';
 import type { RequestValues } from '../report/request-values.js';
 import type { MetricId } from '../report/types.js';
+import { runOwnStatus } from '../results/run-validity.js';
 import { changePoints } from './change-points.js';
 import type { Row, StoreDb } from './db.js';
 import { filterSql, type RunFilter } from './run-query.js';
@@ -26,7 +27,7 @@ export interface HistoryPoint {
   ci: { low: number; high: number } | null;
   /** Measured requests behind the value. */
   n: number;
-  /** The level's validity (the run's when the run is worse). */
+  /** The level's own validity (the run's own reasons, a failed checkpoint or lossless check, when worse). */
   validity: 'valid' | 'suspect' | 'invalid';
   /** Why the value is withheld (too few samples for the percentile), when it is. */
   withheld: string | null;
@@ -58,6 +59,16 @@ export function parseLevel(text: string, flag = '--level'): LevelKey {
 
 const worst = (a: string, b: string) =>
   a === 'invalid' || b === 'invalid' ? 'invalid' : a === 'suspect' || b === 'suspect' ? 'suspect' : 'valid';
+
+/** The run's own status from its stored reasons, without its summary of the levels (each level has its own). */
+function runOwn(reasons: unknown): string {
+  try {
+    const r = JSON.parse(String(reasons ?? '[]'));
+    return Array.isArray(r) ? runOwnStatus(r) : 'valid';
+  } catch {
+    return 'valid';
+  }
+}
 
 function valuesOf(rows: readonly Row[]): RequestValues[] {
   return rows.map((r) => ({
@@ -100,7 +111,7 @@ export async function metricHistory(db: StoreDb, o: HistoryOptions): Promise<His
   const { sql, params } = filterSql(o.filter);
   const levelSql = o.level ? ' AND l.kind = ? AND l.value = ?' : '';
   const rows = await db.all(
-    `SELECT r.id, r.dir, r.name, r.started_at, r.validity AS run_validity, l.validity, l.summary
+    `SELECT r.id, r.dir, r.name, r.started_at, r.validity_reasons AS run_reasons, l.validity, l.summary
      FROM runs r JOIN levels l ON l.dir = r.dir
      WHERE r.dir IN (SELECT dir FROM runs WHERE ${sql})${levelSql}
      ORDER BY r.started_at NULLS FIRST, r.id, l.kind, l.value`,
@@ -128,7 +139,7 @@ export async function metricHistory(db: StoreDb, o: HistoryOptions): Promise<His
       value,
       ci,
       n: level.requests.completed,
-      validity: worst(String(r.run_validity), String(r.validity ?? 'valid')) as HistoryPoint['validity'],
+      validity: worst(runOwn(r.run_reasons), String(r.validity ?? 'valid')) as HistoryPoint['validity'],
       withheld,
       changePoint: null,
     });

@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../checkpoint/verified-target.js';
 import { requestLatencies } from '../metrics/request-latency.js';
 import type { LevelSummary } from '../metrics/summary.js';
+import { percentileOfKey, supportedPercentile, withholdUnsupported } from '../metrics/tail-samples.js';
 import { inputTokens, outputTokens, type RequestRecord } from '../records/request-record.js';
 import { isPlacementKey, isWorkloadKey, runFacts } from '../report/comparability.js';
 import { levelId, levelLabel } from '../report/levels.js';
-import { judgeRun } from '../report/validity.js';
 import type { LoadedRun } from '../results/layout.js';
+import { validityOf } from '../results/run-validity.js';
 import type { Params } from './db.js';
 import { LEVEL_METRIC_COLUMNS } from './schema.js';
 
@@ -53,7 +54,9 @@ export function gpuCount(run: LoadedRun): number | null {
   return typeof planned === 'number' && planned > 0 ? planned : null;
 }
 
-const pct = (d: LevelSummary['ttftMs'], key: string): number | null => d?.percentiles[key] ?? null;
+/** A percentile the level's samples support (metrics/tail-samples.ts), else null: the store keeps no bare tail. */
+const pct = (d: LevelSummary['ttftMs'], key: string): number | null =>
+  supportedPercentile(d, percentileOfKey(key) ?? 100);
 
 /** The headline figures of one level, in LEVEL_METRIC_COLUMNS order. */
 export function levelMetrics(l: LevelSummary): (number | null)[] {
@@ -104,8 +107,12 @@ export function requestRow(dir: string, r: RequestRecord): Params {
   ];
 }
 
-/** Whether a run ended: finished, incomplete (interrupted, failed, or still running: serve tells which). */
+/**
+ * Whether a run ended: failed (a required lossless check failed: the config is out of every comparison),
+ * incomplete (interrupted, failed, or still running: serve tells which), finished.
+ */
 function runStatus(run: LoadedRun): string {
+  if (run.lossless?.required && !run.lossless.valid) return 'failed';
   if (run.summary.incomplete) return 'incomplete';
   return run.manifest && run.manifest.finishedAt === null ? 'incomplete' : 'finished';
 }
@@ -115,7 +122,7 @@ export function runRows(run: LoadedRun, id: string, matrixDir: string | null): R
   const vt = m?.verifiedTarget ?? null;
   const facts = runFacts(run);
   const fp = fingerprints(facts, vt !== null);
-  const validity = judgeRun(run, (l) => levelId(l.level));
+  const validity = validityOf(run);
   const json = (v: unknown) => JSON.stringify(v);
   const runRow: Params = [
     ...[run.dir, id, m?.runId ?? run.summary.runId, run.name, matrixDir],
@@ -134,7 +141,12 @@ export function runRows(run: LoadedRun, id: string, matrixDir: string | null): R
       ...[run.dir, l.levelIndex, l.level.kind, l.level.value, l.level.maxConcurrency ?? null],
       ...[levelLabel(l.level), l.windowS, l.requests.completed, l.requests.failed],
       ...levelMetrics(l),
-      ...[l.client?.clientLimited === true, v?.status ?? null, json(v?.reasons ?? []), json(l)],
+      ...[
+        l.client?.clientLimited === true,
+        v?.status ?? null,
+        json(v?.reasons ?? []),
+        json(withholdUnsupported(l)),
+      ],
     ];
   });
   return { run: runRow, config, levels, requests: run.records.map((r) => requestRow(run.dir, r)) };

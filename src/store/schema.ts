@@ -3,7 +3,9 @@
 // and an older store is rebuilt rather than migrated.
 
 /** Version of the tables below; a store with another version is rebuilt from the run directories. */
-export const STORE_SCHEMA_VERSION = 1;
+// 2: validity read from the run's one judgement (a failed required lossless check is invalid, the run
+// `failed`); a percentile its samples cannot support is NULL in levels (and null in `summary`).
+export const STORE_SCHEMA_VERSION = 2;
 
 /** The file name of the store in a results directory (results/layout.ts, beside the runs). */
 export { STORE_FILE } from '../results/layout.js';

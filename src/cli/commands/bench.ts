@@ -8,6 +8,7 @@ import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
 import { openHost } from '../../hosts/open-host.js';
 import { stderrProgress } from '../../load/progress.js';
+import { withholdUnsupported } from '../../metrics/tail-samples.js';
 import { loadPlanFile } from '../../plan/load.js';
 import { resolvePlanWithFlags } from '../../plan/merge-flags.js';
 import type { PlanInput } from '../../plan/schema.js';
@@ -166,8 +167,11 @@ async function benchAction(planPath: string | undefined, o: BenchFlags): Promise
         afterLevel: gate.afterLevel,
       });
       await recordRuns([result.runDir], { results: plan.output, note: noteToStderr });
-      if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
-      else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
+      if (o.json)
+        process.stdout.write(
+          `${JSON.stringify({ ...withholdUnsupported(result.summary), validity: result.validity }, null, 2)}\n`,
+        );
+      else process.stdout.write(`${levelTable(result.summary, result.validity)}results: ${result.runDir}\n`);
       return result.interrupted ? interruptExit() : benchExitCode(result);
     } finally {
       await host.close();
