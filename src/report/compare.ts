@@ -15,6 +15,7 @@ import { buildLevelRows, chartSeries } from './level-rows.js';
 import { levelId } from './levels.js';
 import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
+import type { RunNoise } from './run-noise.js';
 import { sloSearchSection } from './slo-search-model.js';
 import { steadyRows } from './steady-model.js';
 import { summaryLines } from './summary-model.js';
@@ -36,6 +37,11 @@ export interface CompareOptions {
   allowDifferentWorkloads?: boolean;
   /** Matrix configurations that produced no run, shown in the validity section with why. */
   skipped?: SkippedConfig[];
+  /**
+   * Run-to-run spreads measured by the caller (the store's earlier runs, or calibrate): without one, a
+   * change between one-trial runs is stated but is no confident verdict (run-noise.ts).
+   */
+  runNoise?: RunNoise;
 }
 
 function baselineOf(runs: readonly LoadedRun[], wanted: string | undefined): LoadedRun {
@@ -125,6 +131,20 @@ function findingsOf(runs: readonly LoadedRun[]): Comparison['findings'] {
   );
 }
 
+/** How the comparison's intervals were resampled: paired rounds only when every trial cell was paired. */
+function resamplingOf(
+  levels: readonly LevelRow[],
+  runs: Comparison['runs'],
+): Comparison['bootstrap']['resamples'] {
+  if (!runs.some((r) => r.trials > 1)) return 'requests';
+  const kinds = new Set(
+    levels.flatMap((l) => Object.values(l.cells).flatMap((cs) => cs.map((c) => c.resampling))),
+  );
+  return kinds.has('paired-rounds') && !kinds.has('trials-then-requests')
+    ? 'paired-rounds'
+    : 'trials-then-requests';
+}
+
 export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {}): Comparison {
   const baseline = baselineOf(runs, opts.baseline);
   const names = runs.map((r) => r.name);
@@ -133,6 +153,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     iterations: opts.iterations ?? 2000,
     seed: opts.seed ?? 1,
     baseline: baseline.name,
+    runNoise: opts.runNoise,
   };
   const aligned = alignLevels(runs);
   const runValidity = new Map(runs.map((r) => [r.name, judgeRun(r, (l) => levelId(l.level))]));
@@ -162,7 +183,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
       iterations: cells.iterations,
       seed: cells.seed,
       confidence: 0.95,
-      resamples: runList.some((r) => r.trials > 1) ? 'trials-then-requests' : 'requests',
+      resamples: resamplingOf(levels, runList),
     },
     steadyState: steadyRows(runs),
     findings: findingsOf(runs),

@@ -16,7 +16,10 @@ function winnerAt(row: LevelRow, metric: MetricId, cmp: Comparison): { run: stri
   const cells = (row.cells[metric] ?? []).filter((c) => c.value !== null);
   if (cells.length < 2) return null;
   const meaningful = (c: Cell) =>
-    c.ratio !== null && c.significant === true && Math.abs(c.ratio - 1) >= cmp.minEffect;
+    c.ratio !== null &&
+    c.significant === true &&
+    c.runNoise !== 'unknown' &&
+    Math.abs(c.ratio - 1) >= cmp.minEffect;
   const better = (c: Cell) => meaningful(c) && (c.ratio as number) > 1 === spec.higherIsBetter;
   const best = cells.reduce((a, b) =>
     (b.value as number) > (a.value as number) === spec.higherIsBetter ? b : a,
@@ -35,7 +38,12 @@ function bandsLine(cmp: Comparison, metric: MetricId): string | null {
   const bands: { who: string; rows: LevelRow[]; evidence: string }[] = [];
   for (const row of rows) {
     const w = winnerAt(row, metric, cmp);
-    const who = w ? `${w.run} best` : 'no meaningful difference';
+    const unknown = (row.cells[metric] ?? []).some((c) => c.runNoise === 'unknown' && c.significant);
+    const who = w
+      ? `${w.run} best`
+      : unknown
+        ? 'no confident verdict (run-to-run noise unknown)'
+        : 'no meaningful difference';
     const evidence = w && w.run !== cmp.baseline ? `${formatChange(w.cell.ratio)} at ${row.label}` : '';
     const last = bands.at(-1);
     if (last && last.who === who) {
@@ -101,6 +109,11 @@ export function summaryLines(cmp: Comparison): string[] {
     out.push(`${r.run}: ${r.status === 'read' ? r.answer : `SLO search unreadable: ${r.reason}`}`);
   out.push(...(cmp.sloSearch?.verdicts ?? []));
   const lead = metric ? (cmp.runs.length > 1 ? bandsLine(cmp, metric) : singleRunLine(cmp, metric)) : null;
+  const unsure = cmp.verdicts.some((v) => v.noiseUnknown) && !cmp.verdicts.some((v) => v.weight >= 1000);
+  if (unsure)
+    out.push(
+      'No confident verdict: one trial per run covers request-to-request noise only and run-to-run noise is unknown. Repeat with --trials 3 (interleaved rounds are compared as pairs), or keep earlier runs of these configs in the results store so compare can measure their spread.',
+    );
   if (lead && searches.length === 0) out.push(lead);
   for (const s of cmp.validity.skipped) out.push(`Skipped: config ${s.name}: ${s.reason}`);
   if (cmp.verdictsWithheld) out.push(cmp.verdictsWithheld);
