@@ -7,7 +7,10 @@
 // verdicts, the summary and the CI gate share.
 
 import { t975 } from '../metrics/bootstrap-trials.js';
+import { METRICS } from './metric-catalog.js';
 import type { Cell, MetricId } from './types.js';
+
+const ALL_METRICS = Object.keys(METRICS) as MetricId[];
 
 /** The spread between runs of one configuration, per metric (and optionally per level). */
 export interface RunNoiseEstimate {
@@ -26,6 +29,15 @@ export interface RunNoise {
   byRun?: Record<string, RunNoiseEstimate>;
   host?: RunNoiseEstimate;
 }
+
+/** A spread stated rather than measured here (e.g. on the command line), taken as exact. */
+export function givenRunNoise(logSd: number, source: string): RunNoise {
+  const every = ALL_METRICS.map((m) => [m, logSd] as const);
+  return { host: { source, runs: GIVEN_RUNS, logSd: Object.fromEntries(every) } };
+}
+
+/** A given spread counts as if measured on this many runs: t is then within 0.1% of z. */
+const GIVEN_RUNS = 1000;
 
 /** The fewest earlier runs a spread may be measured on: two give one degree of freedom. */
 export const MIN_NOISE_RUNS = 2;
