@@ -120,6 +120,59 @@ export function findCrossovers(
   return out;
 }
 
+/**
+ * A split: better levels then worse ones (or the reverse), without its evidence: "X is faster than B
+ * (output throughput) up to concurrency 4, slower from 16" or "X has lower p99 TTFT than B at …, higher at …".
+ */
+function splitSentence(
+  metric: MetricId,
+  run: string,
+  baseline: string,
+  pts: Point[],
+  betterFirst: boolean,
+): string {
+  const noun = METRICS[metric].noun;
+  const isThroughput = metric === 'output_throughput' || metric === 'request_throughput';
+  const early = pts.filter((p) => p.status === (betterFirst ? 'better' : 'worse'));
+  const late = pts.filter((p) => p.status === (betterFirst ? 'worse' : 'better'));
+  const earlyWord = isThroughput ? (betterFirst ? 'faster' : 'slower') : adjective(metric, betterFirst, noun);
+  const lateWord = isThroughput ? (betterFirst ? 'slower' : 'faster') : adjective(metric, !betterFirst, noun);
+  // a clean split (early group is a prefix, late group the suffix) reads "up to X, … from Y"
+  const isPrefix = early.every((p, i) => pts[i] === p);
+  const isSuffix = late.every((p, i) => pts[pts.length - late.length + i] === p);
+  const dim = pts[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
+  const unit = dim === 'rate' ? ' req/s' : '';
+  // a one-level prefix is the lowest level tested: "at concurrency 1", not "up to concurrency 1"
+  const earlyWhere =
+    isPrefix && isSuffix && early.length > 1
+      ? `up to ${dim} ${early[early.length - 1].level.value}${unit}`
+      : `at ${where(early, pts)}`;
+  const lateWhere = isPrefix && isSuffix ? `from ${late[0].level.value}${unit}` : `at ${where(late, pts)}`;
+  return (
+    `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${noun})` : ''} ` +
+    `${earlyWhere}, ${lateWord} ${lateWhere}`
+  );
+}
+
+/** "X and B: no meaningful difference in M (…)", with a note where a CI reaches beyond the band. */
+function sameSentence(
+  metric: MetricId,
+  run: string,
+  baseline: string,
+  pts: Point[],
+  minEffect: number,
+): string {
+  const p = largest(pts.filter((x) => x.status === 'same'));
+  const band = `±${formatPercent(minEffect)}`;
+  const wide = pts.filter(
+    (x) => x.cell.ci && (x.cell.ci.low < 1 - minEffect || x.cell.ci.high > 1 + minEffect),
+  );
+  const wideNote = wide.length
+    ? ` The CI reaches beyond ${band} at ${where(wide, pts)}: a difference of that size is not ruled out.`
+    : '';
+  return `${run} and ${baseline}: no meaningful difference in ${METRICS[metric].noun} (every level within ${band} or not significant; largest ${evidence(p)}).${wideNote}`;
+}
+
 /** One verdict per run and metric (or none when nothing can be said). */
 export function verdictFor(
   rows: readonly LevelRow[],
@@ -150,41 +203,13 @@ export function verdictFor(
   const better = pts.filter((p) => p.status === 'better');
   const worse = pts.filter((p) => p.status === 'worse');
   const untested = pts.filter((p) => p.status === 'untested');
-  const isThroughput = metric === 'output_throughput' || metric === 'request_throughput';
   const magnitude = (ps: Point[]) => (ps.length ? Math.abs((largest(ps).cell.ratio ?? 1) - 1) : 0);
   const weight = (significant: boolean, mag: number) =>
     (significant ? 1000 : 0) + priority * 100 + Math.min(99, mag * 100);
 
   if (better.length > 0 && worse.length > 0) {
-    const firstBetter = pts.indexOf(better[0]);
-    const firstWorse = pts.indexOf(worse[0]);
-    const betterFirst = firstBetter < firstWorse;
-    const [early, late] = betterFirst ? [better, worse] : [worse, better];
-    const earlyWord = isThroughput
-      ? betterFirst
-        ? 'faster'
-        : 'slower'
-      : adjective(metric, betterFirst, noun);
-    const lateWord = isThroughput
-      ? betterFirst
-        ? 'slower'
-        : 'faster'
-      : adjective(metric, !betterFirst, noun);
-    // a clean split (early group is a prefix, late group the suffix) reads "up to X, … from Y"
-    const isPrefix = early.every((p, i) => pts[i] === p);
-    const isSuffix = late.every((p, i) => pts[pts.length - late.length + i] === p);
-    const dim = pts[0].level.kind === 'concurrency' ? 'concurrency' : 'rate';
-    const unit = dim === 'rate' ? ' req/s' : '';
-    // a one-level prefix is the lowest level tested: "at concurrency 1", not "up to concurrency 1"
-    const earlyWhere =
-      isPrefix && isSuffix && early.length > 1
-        ? `up to ${dim} ${early[early.length - 1].level.value}${unit}`
-        : `at ${where(early, pts)}`;
-    const lateWhere = isPrefix && isSuffix ? `from ${late[0].level.value}${unit}` : `at ${where(late, pts)}`;
-    const text =
-      `${run} ${isThroughput ? 'is' : 'has'} ${earlyWord} than ${baseline}${isThroughput ? ` (${noun})` : ''} ` +
-      `${earlyWhere}, ${lateWord} ${lateWhere} ` +
-      `(${evidence(largest(early))}; ${evidence(largest(late))}).${caveat([...early, ...late])}${also}`;
+    const [early, late] = pts.indexOf(better[0]) < pts.indexOf(worse[0]) ? [better, worse] : [worse, better];
+    const text = `${splitSentence(metric, run, baseline, pts, early === better)} (${evidence(largest(early))}; ${evidence(largest(late))}).${caveat([...early, ...late])}${also}`;
     return { run, metric, ...tag, weight: weight(true, Math.max(magnitude(better), magnitude(worse))), text };
   }
   if (better.length > 0 || worse.length > 0) {
@@ -208,15 +233,7 @@ export function verdictFor(
     const text = `${run} vs ${baseline}, ${noun}: not tested for significance (no per-request data); largest difference ${formatChange(p.cell.ratio)} at ${levelWords(p.level)}.${also}`;
     return { run, metric, ...tag, weight: weight(false, magnitude(pts)) / 10, text };
   }
-  const p = largest(pts.filter((x) => x.status === 'same'));
-  const band = `±${formatPercent(minEffect)}`;
-  const wide = pts.filter(
-    (x) => x.cell.ci && (x.cell.ci.low < 1 - minEffect || x.cell.ci.high > 1 + minEffect),
-  );
-  const wideNote = wide.length
-    ? ` The CI reaches beyond ${band} at ${where(wide, pts)}: a difference of that size is not ruled out.`
-    : '';
-  const text = `${run} and ${baseline}: no meaningful difference in ${noun} (every level within ${band} or not significant; largest ${evidence(p)}).${wideNote}${hostNote}${also}`;
+  const text = `${sameSentence(metric, run, baseline, pts, minEffect)}${hostNote}${also}`;
   return { run, metric, ...tag, weight: weight(false, 0) / 10, text };
 }
 
