@@ -61,6 +61,21 @@ describe('one trial per run', () => {
     expect(throughputVerdict(wide)).toMatch(/^b and a: no meaningful difference/);
   });
 
+  it('calls a change below the minimum effect no meaningful difference, even with the noise unknown', () => {
+    // requests alike to 0.2%: a 0.5% change is significant to the request bootstrap, but below 2%
+    const tight = (name: string, e2eMs: number) =>
+      once(name, e2eMs, { specs: specs(200, { e2eMs, ttftMs: e2eMs / 10, width: 0.002 }) });
+    const cmp = compareRuns([tight('a', 1000), tight('same', 995)], {
+      iterations: 300,
+      metrics: ['output_throughput'],
+    });
+    const cell = cmp.levels[0].cells.output_throughput[1];
+    expect(cell.runNoise).toBe('unknown');
+    expect(cell.significant).toBe(true);
+    expect(cmp.summary.join('\n')).toContain('c=4: no meaningful difference');
+    expect(cmp.summary.join('\n')).not.toContain('No confident verdict');
+  });
+
   it('uses a per-run estimate only when both sides have one', () => {
     const est = KNOWN_RUN_NOISE.host!;
     const cmp = compareRuns([a, b], { iterations: 300, runNoise: { byRun: { a: est } } });

@@ -7,6 +7,7 @@
 
 import { formatChange, formatValue } from './format.js';
 import { METRICS } from './metric-catalog.js';
+import { judgeDifference } from './run-noise.js';
 import { exclusionNote, intervalCoverage } from './table-model.js';
 import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
 
@@ -38,7 +39,9 @@ function bandsLine(cmp: Comparison, metric: MetricId): string | null {
   const bands: { who: string; rows: LevelRow[]; evidence: string }[] = [];
   for (const row of rows) {
     const w = winnerAt(row, metric, cmp);
-    const unknown = (row.cells[metric] ?? []).some((c) => c.runNoise === 'unknown' && c.significant);
+    const unknown = (row.cells[metric] ?? []).some(
+      (c) => judgeDifference(c, METRICS[metric].higherIsBetter, cmp.minEffect) === 'noise-unknown',
+    );
     const who = w
       ? `${w.run} best`
       : unknown
