@@ -91,7 +91,10 @@ describe('the matrix with load.trials: 2', () => {
       expect(await requestsPerLevel(c.dir)).toEqual({ 0: 12, 1: 12, 2: 12, 3: 12 });
     }
     const cmp = result.comparison?.json as CompareJson;
-    expect(cmp.summary).toContainEqual(expect.stringMatching(/^Intervals resample trials, then requests/));
+    // the rounds ran a b a b, so compare resamples them as pairs
+    expect(cmp.summary).toContainEqual(
+      expect.stringMatching(/^Intervals resample interleaved rounds as pairs/),
+    );
     const throughput = cmp.verdicts.find((v) => v.metric === 'output_throughput');
     expect(throughput?.text).toMatch(/^b and a: no meaningful difference in output throughput/);
     const summary = await readFile(join(result.matrixDir, MATRIX_SUMMARY_FILE), 'utf8');

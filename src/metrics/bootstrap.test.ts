@@ -19,6 +19,13 @@ function sample(seed: number, n: number, scale: number): number[] {
   return Array.from({ length: n }, () => scale * (50 + 100 * rng()));
 }
 
+/** The mean of xs over the drawn indices, as an index statistic. */
+const mean = (xs: number[]) => (idx: Uint32Array) => {
+  let s = 0;
+  for (let i = 0; i < idx.length; i++) s += xs[idx[i]];
+  return s / idx.length;
+};
+
 describe('bootstrapRatioCI', () => {
   it('gives the same interval for the same inputs and seed', () => {
     const a = sample(1, 200, 1);
@@ -137,11 +144,6 @@ describe('bootstrapRatioGrouped (repeated trials)', () => {
     means.flatMap((m, t) => normalSample(n, m, m * 0.01, seed + t));
   const a = trials([100, 120, 95], 200, 1);
   const b = trials([112, 104, 108], 200, 11);
-  const mean = (xs: number[]) => (idx: Uint32Array) => {
-    let s = 0;
-    for (let i = 0; i < idx.length; i++) s += xs[idx[i]];
-    return s / idx.length;
-  };
   const opts = { iterations: 2000, seed: 5 };
 
   it('puts the variance between trials inside the interval, which resampling requests alone misses', () => {
@@ -174,5 +176,42 @@ describe('bootstrapRatioGrouped (repeated trials)', () => {
     const flat = bootstrapRatioGrouped([600], [600], mean(x), mean(y), opts)!;
     const nested = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(x), mean(y), opts)!;
     expect(nested.high - nested.low).toBeLessThan(1.6 * (flat.high - flat.low));
+  });
+});
+
+describe('bootstrapRatioGrouped (interleaved rounds, paired)', () => {
+  // three rounds A_t, B_t on one host whose speed drifts a lot between rounds; B is 10% slower in each
+  const drift = [100, 150, 220];
+  const rounds = (scale: number, seed: number) =>
+    drift.flatMap((m, t) => normalSample(200, m * scale, m * scale * 0.02, seed + t));
+  const a = rounds(1, 40);
+  const b = rounds(1.1, 50);
+  const opts = { iterations: 2000, seed: 9 };
+
+  it('cancels drift shared by a round: the paired interval is narrow where the unpaired one is wide', () => {
+    const unpaired = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(a), mean(b), opts)!;
+    const paired = bootstrapRatioGrouped([200, 200, 200], [200, 200, 200], mean(a), mean(b), {
+      ...opts,
+      paired: true,
+    })!;
+    expect(paired.ratio).toBeCloseTo(unpaired.ratio, 12);
+    expect(unpaired.resampling).toBe('trials-then-requests');
+    expect(unpaired.significant).toBe(false);
+    expect(paired.resampling).toBe('paired-rounds');
+    expect(paired.significant).toBe(true);
+    expect(paired.low).toBeLessThan(1.1);
+    expect(paired.high).toBeGreaterThan(1.1);
+    expect(paired.high - paired.low).toBeLessThan((unpaired.high - unpaired.low) / 5);
+  });
+
+  it('falls back to the unpaired bootstrap, and says so, when the sides ran different numbers of rounds', () => {
+    const short = a.slice(0, 400);
+    const ci = bootstrapRatioGrouped([200, 200], [200, 200, 200], mean(short), mean(b), {
+      ...opts,
+      paired: true,
+    })!;
+    expect(ci.resampling).toBe('trials-then-requests');
+    const one = bootstrapRatioGrouped([600], [600], mean(a), mean(b), { ...opts, paired: true })!;
+    expect(one.resampling).toBe('requests');
   });
 });

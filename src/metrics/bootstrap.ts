@@ -3,10 +3,10 @@
 // the same interval on every machine. The one bootstrap of the project (report/ resamples through it);
 // samples made of repeated trials are resampled by bootstrap-trials.ts, of which one trial is this.
 
-import { bootstrapRatioGrouped } from './bootstrap-trials.js';
+import { bootstrapRatioGrouped, type Resampling } from './bootstrap-trials.js';
 import { percentilesInPlace } from './percentile.js';
 
-export { bootstrapRatioGrouped } from './bootstrap-trials.js';
+export { bootstrapRatioGrouped, type Resampling } from './bootstrap-trials.js';
 
 /** A statistic of one sample. It may reorder (e.g. sort in place) the array it is given. */
 export type SampleStat = (values: Float64Array) => number;
@@ -23,6 +23,12 @@ export interface BootstrapOptions {
   seed: number;
   /** Two-sided confidence level, default 0.95. */
   confidence?: number;
+  /**
+   * Grouped samples only: group i of one side and group i of the other ran as one interleaved round
+   * (trial i of A, then trial i of B), so rounds are resampled as pairs. Ignored unless both sides have
+   * the same number of groups, two or more.
+   */
+  paired?: boolean;
 }
 
 export interface RatioCI {
@@ -36,6 +42,8 @@ export interface RatioCI {
   iterations: number;
   /** True when the interval excludes 1 (no change). */
   significant: boolean;
+  /** How the samples were resampled (bootstrap-trials.ts). */
+  resampling: Resampling;
 }
 
 /**

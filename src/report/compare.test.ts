@@ -3,7 +3,7 @@ import type { BenchgateError } from '../core/errors.js';
 import type { LoadedRun } from '../results/layout.js';
 import { compareRuns } from './compare.js';
 import { renderText } from './render-text.js';
-import { buildRun, type FixtureRun, specs } from './test-support.js';
+import { buildRun, type FixtureRun, KNOWN_RUN_NOISE, specs } from './test-support.js';
 
 const N = 60;
 const levels = [1, 2, 4, 8, 16];
@@ -37,7 +37,10 @@ const topk4 = scaled('eagle3-topk4', (c) => (c >= 2 ? 1.3 : 1));
 const topk1 = scaled('eagle3-topk1-v2', (c) => (c <= 4 ? 0.8 : c === 8 ? 1 : 1.25));
 
 describe('compareRuns', () => {
-  const cmp = compareRuns([loaded(baseline), loaded(topk4), loaded(topk1)], { iterations: 400 });
+  const cmp = compareRuns([loaded(baseline), loaded(topk4), loaded(topk1)], {
+    iterations: 400,
+    runNoise: KNOWN_RUN_NOISE,
+  });
 
   it('aligns levels and reports the exact throughput ratio with a CI that brackets it', () => {
     expect(cmp.levels.map((l) => l.label)).toEqual(['c=1', 'c=2', 'c=4', 'c=8', 'c=16']);
@@ -106,6 +109,7 @@ describe('compareRuns', () => {
     };
     const c = compareRuns([rate('base', () => 1), rate('v2', (r) => (r <= 2 ? 0.8 : 1.25))], {
       iterations: 200,
+      runNoise: KNOWN_RUN_NOISE,
     });
     expect(c.levels.map((l) => l.label)).toEqual([
       '0.5 req/s (cap 64)',
@@ -121,7 +125,10 @@ describe('compareRuns', () => {
   it('finds crossovers between two non-baseline runs too', () => {
     const a = scaled('a', () => 1.1);
     const b = scaled('b', (c) => (c <= 2 ? 0.8 : 1.4));
-    const c = compareRuns([loaded(baseline), loaded(a), loaded(b)], { iterations: 200 });
+    const c = compareRuns([loaded(baseline), loaded(a), loaded(b)], {
+      iterations: 200,
+      runNoise: KNOWN_RUN_NOISE,
+    });
     const pair = c.crossovers.filter((x) => x.versus === 'a');
     expect(pair).toHaveLength(1);
     expect(pair[0]).toMatchObject({ run: 'b', metric: 'output_throughput', direction: 'better-to-worse' });
@@ -138,7 +145,10 @@ describe('compareRuns', () => {
   });
 
   it('is reproducible: the same inputs give identical CIs', () => {
-    const again = compareRuns([loaded(baseline), loaded(topk4), loaded(topk1)], { iterations: 400 });
+    const again = compareRuns([loaded(baseline), loaded(topk4), loaded(topk1)], {
+      iterations: 400,
+      runNoise: KNOWN_RUN_NOISE,
+    });
     expect(again.levels).toEqual(cmp.levels);
   });
 
@@ -194,7 +204,10 @@ describe('compareRuns', () => {
           : l,
       ),
     };
-    const c = compareRuns([loaded(baseline), loaded(limited)], { iterations: 100 });
+    const c = compareRuns([loaded(baseline), loaded(limited)], {
+      iterations: 100,
+      runNoise: KNOWN_RUN_NOISE,
+    });
     const row = c.levels.find((l) => l.level.value === 16)!;
     expect(row.usable).toBe(false);
     expect(row.flags.limited[0].flag).toBe('client-limited');

@@ -15,6 +15,7 @@ import { type AlignedRow, alignLevels, trialsOf } from './level-alignment.js';
 import { buildLevelRows, chartSeries } from './level-rows.js';
 import { losslessRows } from './lossless-section.js';
 import { DEFAULT_METRICS, METRICS } from './metric-catalog.js';
+import type { RunNoise } from './run-noise.js';
 import { sloSearchSection } from './slo-search-model.js';
 import { steadyRows } from './steady-model.js';
 import { summaryLines } from './summary-model.js';
@@ -38,6 +39,11 @@ export interface CompareOptions {
   skipped?: SkippedConfig[];
   /** Keys declared as varied on the command line (`compare --varies`), beside the plans' `varies`. */
   varies?: string[];
+  /**
+   * Run-to-run spreads measured by the caller (the store's earlier runs, or calibrate): without one, a
+   * change between one-trial runs is stated but is no confident verdict (run-noise.ts).
+   */
+  runNoise?: RunNoise;
 }
 
 function baselineOf(runs: readonly LoadedRun[], wanted: string | undefined): LoadedRun {
@@ -133,6 +139,20 @@ function findingsOf(runs: readonly LoadedRun[]): Comparison['findings'] {
   );
 }
 
+/** How the comparison's intervals were resampled: paired rounds only when every trial cell was paired. */
+function resamplingOf(
+  levels: readonly LevelRow[],
+  runs: Comparison['runs'],
+): Comparison['bootstrap']['resamples'] {
+  if (!runs.some((r) => r.trials > 1)) return 'requests';
+  const kinds = new Set(
+    levels.flatMap((l) => Object.values(l.cells).flatMap((cs) => cs.map((c) => c.resampling))),
+  );
+  return kinds.has('paired-rounds') && !kinds.has('trials-then-requests')
+    ? 'paired-rounds'
+    : 'trials-then-requests';
+}
+
 export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {}): Comparison {
   const baseline = baselineOf(runs, opts.baseline);
   const names = runs.map((r) => r.name);
@@ -141,6 +161,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
     iterations: opts.iterations ?? 2000,
     seed: opts.seed ?? 1,
     baseline: baseline.name,
+    runNoise: opts.runNoise,
   };
   const aligned = alignLevels(runs);
   const runValidity = new Map(runs.map((r) => [r.name, validityOf(r)]));
@@ -170,7 +191,7 @@ export function compareRuns(runs: readonly LoadedRun[], opts: CompareOptions = {
       iterations: cells.iterations,
       seed: cells.seed,
       confidence: 0.95,
-      resamples: runList.some((r) => r.trials > 1) ? 'trials-then-requests' : 'requests',
+      resamples: resamplingOf(levels, runList),
     },
     steadyState: steadyRows(runs),
     findings: findingsOf(runs),

@@ -8,7 +8,7 @@ import { chartSpecs } from './charts.js';
 import { escapeHtml as esc } from './escape.js';
 import { formatChange } from './format.js';
 import { METRICS } from './metric-catalog.js';
-import { answerBands, distrustLines } from './summary-model.js';
+import { answerBands, bandWho, distrustLines } from './summary-model.js';
 import type { Comparison } from './types.js';
 import { validitySection } from './validity-model.js';
 
@@ -38,7 +38,7 @@ function answerTable(cmp: Comparison): string {
     const who = cell && cell.run !== b.best ? `${cell.run} ` : '';
     const change = cell ? `${who}${formatChange(cell.ratio)} at ${b.evidence?.level}` : '';
     const ci = cell?.ci ? `${formatChange(cell.ci.low)} to ${formatChange(cell.ci.high)}` : '—';
-    const best = b.best ?? 'no meaningful difference';
+    const best = b.best ?? bandWho(b);
     return `<tr><td>${esc(b.label)}</td><td class="text${b.best ? ' best' : ' muted'}">${esc(best)}</td><td>${esc(change)}</td><td>${esc(ci)}</td></tr>`;
   });
   return `<table id="answer"><caption class="muted">Best by ${esc(METRICS[metric].noun)}, vs ${esc(cmp.baseline)}</caption><thead><tr><th class="text">load</th><th class="text">best</th><th>change</th><th>95% CI</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;

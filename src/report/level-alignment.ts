@@ -3,6 +3,7 @@
 // aligned level: their summaries pooled (metrics/trials.ts) and their per-request values laid out trial
 // after trial, with each trial's count, for the hierarchical bootstrap.
 
+import { toWallEpochMs } from '../core/clock.js';
 import { BenchgateError } from '../core/errors.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import { poolTrials } from '../metrics/trials.js';
@@ -19,6 +20,13 @@ export interface AlignedLevel {
   values: RequestValues[];
   /** How many of `values` each trial holds, in the same order. */
   groups: number[];
+  /** When each trial ran, in wall-clock epoch ms (first send to last end); null without records or anchor. */
+  spans: (TrialSpan | null)[];
+}
+
+export interface TrialSpan {
+  startMs: number;
+  endMs: number;
 }
 
 export interface AlignedRow {
@@ -26,6 +34,24 @@ export interface AlignedRow {
   id: string;
   /** Per run name; a run without the level is absent. */
   perRun: Map<string, AlignedLevel>;
+}
+
+/** When each level of a run ran (its measured records), in wall-clock epoch ms, keyed by level index. */
+function spansByLevel(run: LoadedRun): Map<number, TrialSpan> {
+  const m = new Map<number, TrialSpan>();
+  const anchor = run.manifest?.anchor;
+  if (!anchor) return m;
+  for (const r of run.records) {
+    const start = toWallEpochMs(anchor, r.sentMs);
+    const end = toWallEpochMs(anchor, r.endMs);
+    const s = m.get(r.levelIndex);
+    if (!s) m.set(r.levelIndex, { startMs: start, endMs: end });
+    else {
+      s.startMs = Math.min(s.startMs, start);
+      s.endMs = Math.max(s.endMs, end);
+    }
+  }
+  return m;
 }
 
 /** Per-request values of each level of a run, keyed by level index. */
@@ -49,6 +75,7 @@ export function runLevels(run: LoadedRun): Map<string, AlignedLevel> {
     byId.set(id, [...(byId.get(id) ?? []), l]);
   }
   const values = valuesByLevel(run);
+  const spans = spansByLevel(run);
   const out = new Map<string, AlignedLevel>();
   for (const [id, list] of byId) {
     const trials = [...list].sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0) || a.levelIndex - b.levelIndex);
@@ -58,6 +85,7 @@ export function runLevels(run: LoadedRun): Map<string, AlignedLevel> {
       trials,
       values: perTrial.flat(),
       groups: perTrial.map((v) => v.length),
+      spans: trials.map((t) => spans.get(t.levelIndex) ?? null),
     });
   }
   return out;

@@ -22,6 +22,7 @@ import { runBench } from '../session/run-bench.js';
 import { acceptProb, decodeStepMs, type ModelConfig } from '../sim/perf-model.js';
 import { resolveProfile } from '../sim/profiles.js';
 import { compareRuns } from './compare.js';
+import { KNOWN_RUN_NOISE } from './test-support.js';
 import type { Comparison } from './types.js';
 
 const TIME_SCALE = STORY_TIME_SCALE;
@@ -152,7 +153,12 @@ async function sweepStory(): Promise<Comparison> {
       await sim.close();
     }
   }
-  return compareRuns(await readRuns(dirs), { baseline: 'baseline', iterations: 1000 });
+  // one trial each: the story is about direction, so a small run-to-run spread is given as measured
+  return compareRuns(await readRuns(dirs), {
+    baseline: 'baseline',
+    iterations: 1000,
+    runNoise: KNOWN_RUN_NOISE,
+  });
 }
 
 describe('the story end to end on the simulator', () => {

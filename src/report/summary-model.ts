@@ -7,6 +7,7 @@
 
 import { formatChange, formatValue } from './format.js';
 import { METRICS } from './metric-catalog.js';
+import { judgeDifference } from './run-noise.js';
 import { exclusionNote, intervalCoverage } from './table-model.js';
 import type { Cell, Comparison, LevelRow, MetricId } from './types.js';
 
@@ -16,7 +17,10 @@ function winnerAt(row: LevelRow, metric: MetricId, cmp: Comparison): { run: stri
   const cells = (row.cells[metric] ?? []).filter((c) => c.value !== null);
   if (cells.length < 2) return null;
   const meaningful = (c: Cell) =>
-    c.ratio !== null && c.significant === true && Math.abs(c.ratio - 1) >= cmp.minEffect;
+    c.ratio !== null &&
+    c.significant === true &&
+    c.runNoise !== 'unknown' &&
+    Math.abs(c.ratio - 1) >= cmp.minEffect;
   const better = (c: Cell) => meaningful(c) && (c.ratio as number) > 1 === spec.higherIsBetter;
   const best = cells.reduce((a, b) =>
     (b.value as number) > (a.value as number) === spec.higherIsBetter ? b : a,
@@ -38,6 +42,8 @@ export interface AnswerBand {
    * baseline is best, the closest challenger's cell (how far behind it is).
    */
   evidence: { level: string; cell: Cell } | null;
+  /** No best named because run-to-run noise is unknown (one trial, no estimate), not because none differs. */
+  noiseUnknown: boolean;
 }
 
 /** The non-baseline cell closest to the baseline's value on `metric` (the strongest challenger). */
@@ -52,23 +58,41 @@ function challenger(row: LevelRow, metric: MetricId, cmp: Comparison): Cell | nu
 export function answerBands(cmp: Comparison, metric: MetricId): AnswerBand[] {
   const rows = cmp.levels.filter((r) => r.usable);
   if (rows.length === 0 || cmp.verdictsWithheld) return [];
-  const bands: { best: string | null; rows: LevelRow[]; evidence: AnswerBand['evidence'] }[] = [];
+  const bands: {
+    best: string | null;
+    noiseUnknown: boolean;
+    rows: LevelRow[];
+    evidence: AnswerBand['evidence'];
+  }[] = [];
   for (const row of rows) {
     const w = winnerAt(row, metric, cmp);
     const best = w?.run ?? null;
-    const against = w?.run === cmp.baseline ? challenger(row, metric, cmp) : (w?.cell ?? null);
+    const unknown =
+      !w &&
+      (row.cells[metric] ?? []).some(
+        (c) => judgeDifference(c, METRICS[metric].higherIsBetter, cmp.minEffect) === 'noise-unknown',
+      );
+    // the baseline best, or no verdict for want of a noise estimate: the size is still said (the challenger's)
+    const against = w?.run === cmp.baseline || unknown ? challenger(row, metric, cmp) : (w?.cell ?? null);
     const evidence = against ? { level: row.label, cell: against } : null;
     const last = bands.at(-1);
-    if (last && last.best === best) {
+    if (last && last.best === best && last.noiseUnknown === unknown) {
       last.rows.push(row);
       if (evidence) last.evidence = evidence;
-    } else bands.push({ best, rows: [row], evidence });
+    } else bands.push({ best, noiseUnknown: unknown, rows: [row], evidence });
   }
   return bands.map((b) => ({
     label: b.rows.length === 1 ? b.rows[0].label : `${b.rows[0].label}–${b.rows[b.rows.length - 1].label}`,
     best: b.best,
     evidence: b.evidence,
+    noiseUnknown: b.noiseUnknown,
   }));
+}
+
+/** Who a band names: its best run, or why none is named. */
+export function bandWho(b: AnswerBand): string {
+  if (b.best) return `${b.best} best`;
+  return b.noiseUnknown ? 'no confident verdict (run-to-run noise unknown)' : 'no meaningful difference';
 }
 
 /** "c=1–c=16: eagle3 best (+38% at c=16); c=192: baseline best" on the headline metric. */
@@ -77,7 +101,7 @@ function bandsLine(cmp: Comparison, metric: MetricId): string | null {
   if (bands.length === 0) return null;
   const text = bands.map(
     (b) =>
-      `${b.label}: ${b.best ? `${b.best} best` : 'no meaningful difference'}${b.evidence && b.best !== cmp.baseline ? ` (${formatChange(b.evidence.cell.ratio)} at ${b.evidence.level})` : ''}`,
+      `${b.label}: ${bandWho(b)}${b.evidence && b.best !== cmp.baseline && b.best ? ` (${formatChange(b.evidence.cell.ratio)} at ${b.evidence.level})` : ''}`,
   );
   return `Best by ${METRICS[metric].noun} (vs ${cmp.baseline}): ${text.join('; ')}.`;
 }
@@ -138,6 +162,11 @@ export function summaryLines(cmp: Comparison): string[] {
     out.push(`${r.run}: ${r.status === 'read' ? r.answer : `SLO search unreadable: ${r.reason}`}`);
   out.push(...(cmp.sloSearch?.verdicts ?? []));
   const lead = metric ? (cmp.runs.length > 1 ? bandsLine(cmp, metric) : singleRunLine(cmp, metric)) : null;
+  const unsure = cmp.verdicts.some((v) => v.noiseUnknown) && !cmp.verdicts.some((v) => v.weight >= 1000);
+  if (unsure)
+    out.push(
+      'No confident verdict: one trial per run covers request-to-request noise only and run-to-run noise is unknown. Repeat with --trials 3 (interleaved rounds are compared as pairs), or keep earlier runs of these configs in the results store so compare can measure their spread.',
+    );
   if (lead && searches.length === 0) out.push(lead);
   for (const s of cmp.validity.skipped) out.push(`Skipped: config ${s.name}: ${s.reason}`);
   if (cmp.verdictsWithheld) out.push(cmp.verdictsWithheld);

@@ -108,21 +108,40 @@ export function metricTables(cmp: Comparison): MetricTable[] {
 
 /** What the intervals cover: request noise only with one trial, or between-run variance with trials. */
 export function intervalCoverage(cmp: Comparison): string {
-  if (cmp.bootstrap.resamples === 'trials-then-requests') {
+  const resamples = cmp.bootstrap.resamples;
+  if (resamples === 'trials-then-requests' || resamples === 'paired-rounds') {
     const t = cmp.runs.map((r) => `${r.name} ${r.trials}`).join(', ');
     // the factor of the fewest trials compared: the widest any interval was made
     const fewest = Math.min(...cmp.runs.map((r) => r.trials).filter((n) => n > 1));
     const factor = Number.isFinite(fewest)
       ? ` (×${fewTrialsFactor(fewest).toFixed(1)} for ${fewest} trials)`
       : '';
-    return `Intervals resample trials, then requests within them, so run-to-run variance is inside them; the spread between few trials is widened as a t interval would${factor} (trials: ${t}).`;
+    const how =
+      resamples === 'paired-rounds'
+        ? 'Intervals resample interleaved rounds as pairs (A_t with B_t), then requests within them, so drift shared by a round cancels and run-to-run variance is inside them'
+        : 'Intervals resample trials, then requests within them, so run-to-run variance is inside them';
+    return `${how}; the spread between few trials is widened as a t interval would${factor} (trials: ${t}).`;
   }
-  return `One trial per run: the intervals cover request-to-request noise only, not run-to-run variance (repeat with --trials N); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
+  const noise = runNoiseSource(cmp);
+  if (noise)
+    return `One trial per run: the intervals are widened by a run-to-run noise estimate (${noise}); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
+  return `One trial per run: the intervals cover request-to-request noise only, not run-to-run variance, so no change is a confident verdict (repeat with --trials N, or give a run-to-run noise estimate); levels measured for under ${MIN_VERDICT_WINDOW_S} s get no verdict.`;
+}
+
+/** Where the run-to-run spread of one-trial cells came from, when one was given. */
+function runNoiseSource(cmp: Comparison): string | null {
+  for (const row of cmp.levels ?? [])
+    for (const cells of Object.values(row.cells))
+      for (const c of cells) if (c.runNoise && c.runNoise !== 'unknown') return c.runNoise.source;
+  return null;
 }
 
 export function bootstrapNote(cmp: Comparison): string {
-  const what =
-    cmp.bootstrap.resamples === 'trials-then-requests' ? 'trials, then of requests within them' : 'requests';
+  const what = {
+    'trials-then-requests': 'trials, then of requests within them',
+    'paired-rounds': 'paired rounds, then of requests within them',
+    requests: 'requests',
+  }[cmp.bootstrap.resamples];
   const itl = cmp.metrics.some((m) => m.includes('_itl_'))
     ? ' ITL rows have no CI and give no verdict: their samples are gaps inside requests, not independent requests.'
     : '';

@@ -8,6 +8,8 @@ import type { Distribution, LevelKey, LevelSummary, RunSummary } from '../metric
 import { planSchema } from '../plan/schema.js';
 import type { RequestRecord } from '../records/request-record.js';
 import { levelFile, type Manifest } from '../results/layout.js';
+import { METRICS } from './metric-catalog.js';
+import type { RunNoise } from './run-noise.js';
 
 export interface RequestSpec {
   ttftMs: number;
@@ -237,3 +239,15 @@ export function specs(
     };
   });
 }
+
+/**
+ * A run-to-run spread as a caller would pass it after measuring it (0.1% on every metric over 20 runs):
+ * for tests of the verdict grammar between one-trial fixtures, which without one draw no confident verdict.
+ */
+export const KNOWN_RUN_NOISE: RunNoise = {
+  host: {
+    source: 'fixture: 20 runs, 0.1% apart',
+    runs: 20,
+    logSd: Object.fromEntries(Object.keys(METRICS).map((m) => [m, 0.001])),
+  },
+};

@@ -1,6 +1,7 @@
 // The shapes that flow through the report module: loaded runs (src/results/layout.ts) in, a Comparison out.
 // Every renderer (text, markdown, json, csv, html) reads only a Comparison, so formats never disagree.
 
+import type { Resampling } from '../metrics/bootstrap.js';
 import type { SteadyState } from '../metrics/steady-state.js';
 import type { LevelKey, LevelSummary } from '../metrics/summary.js';
 import type { Validity } from '../metrics/validity.js';
@@ -52,6 +53,13 @@ export interface Cell {
   n: number;
   /** Set when the sample count cannot support the percentile: value is null and this says why. */
   withheld?: string;
+  /** How the interval was resampled (requests of one trial, trials per side, or interleaved rounds as pairs). */
+  resampling?: Resampling;
+  /**
+   * One trial on each side: 'unknown' when no run-to-run spread was given (the interval covers request
+   * noise only, so no confident verdict), else where the spread that widened the interval came from.
+   */
+  runNoise?: 'unknown' | { source: string };
 }
 
 export type LevelFlag = 'client-limited' | 'invalid' | 'missing' | 'short-window';
@@ -97,6 +105,8 @@ export interface Verdict {
   /** Sort key: larger means more important. */
   weight: number;
   text: string;
+  /** Set when a change beyond request noise was seen but run-to-run noise is unknown (one trial, no estimate). */
+  noiseUnknown?: boolean;
 }
 
 export interface Comparison {
@@ -136,9 +146,10 @@ export interface Comparison {
     confidence: number;
     /**
      * requests: one trial per run, the intervals resample requests (request-to-request noise only);
-     * trials-then-requests: some run has repeated trials, resampled hierarchically (between-run variance inside).
+     * trials-then-requests: some run has repeated trials, resampled hierarchically (between-run variance inside);
+     * paired-rounds: the runs' trials were interleaved rounds, resampled as pairs (drift shared by a round cancels).
      */
-    resamples: 'requests' | 'trials-then-requests';
+    resamples: 'requests' | 'trials-then-requests' | 'paired-rounds';
   };
   /** Checkpoint findings per run (from the manifests), for the HTML report. */
   findings: { run: string; id: string; title: string; status: string; expected?: string; found?: string }[];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedRun } from '../results/layout.js';
 import { renderFormat } from './artifacts.js';
 import { compareRuns } from './compare.js';
-import { buildRun, type FixtureRun, specs } from './test-support.js';
+import { buildRun, type FixtureRun, KNOWN_RUN_NOISE, specs } from './test-support.js';
 
 const loaded = (r: FixtureRun): LoadedRun => ({
   ...buildRun(r),
@@ -73,7 +73,12 @@ describe('validity in reports and comparisons', () => {
     const runs = [loaded({ name: 'a', levels: tight(1000) }), loaded({ name: 'b', levels: tight(990) })];
     const small = compareRuns(runs, { iterations: 200, metrics: ['e2e_p50'] });
     expect(small.verdicts[0].text).toMatch(/^b and a: no meaningful difference in median end-to-end latency/);
-    const strict = compareRuns(runs, { iterations: 200, metrics: ['e2e_p50'], minEffect: 0.005 });
+    const strict = compareRuns(runs, {
+      iterations: 200,
+      metrics: ['e2e_p50'],
+      minEffect: 0.005,
+      runNoise: KNOWN_RUN_NOISE,
+    });
     expect(strict.verdicts[0].text).toMatch(/^b has lower median end-to-end latency than a/);
   });
 

@@ -34,7 +34,8 @@ describe('benchgate compare / report / import', () => {
     const a = await writeRunDir(root, { name: 'base', levels: levels(1000) });
     const b = await writeRunDir(root, { name: 'fast', levels: levels(700) });
     const out = join(root, 'out');
-    const r = await cli('compare', a, b, '--out', out, '--iterations', '200');
+    // one trial each: a run-to-run spread measured elsewhere lets compare draw verdicts
+    const r = await cli('compare', a, b, '--out', out, '--iterations', '200', '--run-noise', '1');
     expect(r.stderr).toContain('wrote');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
@@ -134,6 +135,8 @@ describe('benchgate compare / report / import', () => {
       '5%',
       '--iterations',
       '50',
+      '--run-noise',
+      '0.5',
     );
     expect(allowed.stdout).toContain('g-short has higher goodput than g-long');
     const bad = await cli('compare', a, b, '--min-effect', 'lots');

@@ -1,8 +1,9 @@
 // `benchgate compare`, `benchgate report` and `benchgate import`: flag parsing and wiring only.
 // The comparison lives in src/report/, reading and writing run directories in src/results/.
 
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { wantsColor } from '../../core/color.js';
 import { BenchgateError } from '../../core/errors.js';
@@ -10,14 +11,17 @@ import { benchgateVersion } from '../../core/version.js';
 import { FORMATS, type ReportFormat, renderFormat, reportArtifacts } from '../../report/artifacts.js';
 import { compareRuns } from '../../report/compare.js';
 import { isMetricId, METRICS } from '../../report/metric-catalog.js';
+import { givenRunNoise, type RunNoise } from '../../report/run-noise.js';
 import type { MetricId } from '../../report/types.js';
 import { type ImportFrom, importResultText } from '../../results/import-result.js';
 import { writeImportedRun } from '../../results/import-run.js';
 import { readRuns, reportRunDirs } from '../../results/read-run.js';
 import { chartFontDirs, writeArtifacts } from '../../results/write-artifacts.js';
 import { recordRuns } from '../../store/record-run.js';
+import { runNoiseForCompare } from '../../store/run-noise.js';
+import { type StoreLocation, storeLocation } from '../../store/store.js';
 import { action, parsePositive } from '../action.js';
-import { noteToStderr } from './store-options.js';
+import { locationOf, noteToStderr, type StoreFlags, withStoreOptions } from './store-options.js';
 
 interface OutputFlags {
   format: string;
@@ -49,24 +53,45 @@ export function parseMetrics(values: string[] | undefined): MetricId[] | undefin
   return ids as MetricId[];
 }
 
-interface CompareFlags {
+interface CompareFlags extends StoreFlags {
   baseline?: string;
   varies?: string[];
   metric?: string[];
   minEffect?: string;
   allowDifferentWorkloads?: boolean;
+  runNoise?: string;
 }
 
-/** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
-export function parseMinEffect(v: string | undefined): number | undefined {
+/** --run-noise as a percentage: a run-to-run spread (standard deviation) the user measured elsewhere. */
+export function parseRunNoise(v: string | undefined): RunNoise | undefined {
   if (v === undefined) return undefined;
+  const sd = parsePercent('--run-noise', v, 'the run-to-run standard deviation in percent', 3);
+  return givenRunNoise(sd, `--run-noise ${sd * 100}%, given on the command line`);
+}
+
+/** A percentage flag ("2", "2%", "0.5") as a fraction, from 0 to 1 (exclusive). */
+function parsePercent(flag: string, v: string, what: string, example: number): number {
   const n = Number(v.trim().replace(/%$/, ''));
   if (!Number.isFinite(n) || n < 0 || n >= 100)
     throw new BenchgateError(
       'BG_E_USAGE',
-      `--min-effect expects a percentage from 0 to 100 (e.g. 2 or 2%); found "${v}".`,
+      `${flag} expects ${what} from 0 to 100 (e.g. ${example} or ${example}%); found "${v}".`,
     );
   return n / 100;
+}
+
+/** Where compare looks for earlier runs: --store/--results, else the store beside the first run (or its matrix). */
+function noiseStore(flags: StoreFlags, firstDir: string | undefined): StoreLocation | null {
+  if (flags.store || flags.results) return locationOf(flags);
+  if (!firstDir) return null;
+  const parent = dirname(resolve(firstDir));
+  const near = [parent, dirname(parent)].map((results) => storeLocation({ results }));
+  return near.find((l) => existsSync(l.path)) ?? near[0];
+}
+
+/** --min-effect as a percentage ("2", "2%", "0.5"): the smallest change a verdict calls a difference. */
+export function parseMinEffect(v: string | undefined): number | undefined {
+  return v === undefined ? undefined : parsePercent('--min-effect', v, 'a percentage', 2);
 }
 
 /** The output settings, checked before any run is read (a usage error is exit 2 whatever the runs). */
@@ -86,7 +111,11 @@ function outputSettings(flags: OutputFlags) {
 async function emit(runDirs: string[], flags: OutputFlags & CompareFlags): Promise<number> {
   const { format, seed, iterations } = outputSettings(flags);
   const runs = await readRuns(runDirs);
+  const given = parseRunNoise(flags.runNoise);
+  const loc = given ? null : noiseStore(flags, runs[0]?.dir);
+  const runNoise = given ?? (loc ? await runNoiseForCompare(runs, loc, noteToStderr) : undefined);
   const cmp = compareRuns(runs, {
+    runNoise,
     baseline: flags.baseline,
     metrics: parseMetrics(flags.metric),
     seed,
@@ -156,7 +185,12 @@ export function registerCompare(program: Command): void {
       '--varies <keys>',
       "configuration keys the runs differ in on purpose, comma-separated or repeated (speculative.*, tp_size), as a plan's varies",
       collect,
+    )
+    .option(
+      '--run-noise <percent>',
+      'run-to-run spread (standard deviation, percent) measured elsewhere, for runs of one trial; default: from earlier runs of the same config, workload and host in the results store',
     );
+  withStoreOptions(compare);
   withOutputOptions(compare, 'bootstrap resamples per level, metric and run').action(
     action(async (dirs: string[], flags: OutputFlags & CompareFlags) => emit(dirs, flags)),
   );
