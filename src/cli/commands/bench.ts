@@ -163,7 +163,11 @@ async function benchAction(planPath: string | undefined, o: BenchFlags): Promise
         beforeLoad: gate.beforeLoad,
         afterLevel: gate.afterLevel,
       });
-      await recordRuns([result.runDir], { results: plan.output, note: noteToStderr });
+      await recordRuns([result.runDir], {
+        results: plan.output,
+        note: noteToStderr,
+        interrupted: result.interrupted,
+      });
       if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
       else process.stdout.write(`${levelTable(result.summary)}results: ${result.runDir}\n`);
       return result.interrupted ? interruptExit() : benchExitCode(result);
