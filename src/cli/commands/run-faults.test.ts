@@ -122,7 +122,9 @@ describe('benchgate run when its own process fails or is interrupted twice', () 
     // server: an exit within 20 s means none of them held the stop (measured: under 3 s on an idle host)
     expect(Date.now() - signalledAt).toBeLessThan(20_000);
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(/did not stop within 1 s of SIGTERM \(shortened by the interrupt\); SIGKILL sent/);
+    expect(r.stderr).toMatch(
+      /did not stop within 1 s of SIGTERM \(shortened by the interrupt\); SIGKILL sent/,
+    );
     expect(await until(async () => (await pidsWithMarker(marker)).length === 0, 5000)).toBe(true);
   }, 240_000);
 });
