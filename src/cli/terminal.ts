@@ -3,6 +3,7 @@
 // confirmation on a TTY; for every long command, SIGINT/SIGTERM → abort, write what is complete, exit 130/143.
 
 import { createInterface } from 'node:readline/promises';
+import { BenchgateError } from '../core/errors.js';
 import { liveStderr, throttledLines } from '../load/progress.js';
 
 export interface MatrixConsole {
@@ -96,6 +97,11 @@ export async function withInterrupt<T>(
   process.on('SIGTERM', onSignal);
   try {
     return await fn(ac.signal, () => INTERRUPT_EXIT[received]);
+  } catch (e) {
+    // what failed once the stop was asked for (a request or a wait it cut short) is the stop itself
+    if (!ac.signal.aborted || !(e instanceof BenchgateError)) throw e;
+    process.stderr.write(`benchgate: stopped: ${e.message} [${e.code}]\n`);
+    return INTERRUPT_EXIT[received] as T;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

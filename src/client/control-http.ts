@@ -28,6 +28,8 @@ export interface ControlCall {
   /** Total time for the call, waiting for a connection included. */
   timeoutMs: number;
   maxBytes: number;
+  /** An interrupt: the call ends at once, its connection closed, with failure `aborted`. */
+  signal?: AbortSignal;
 }
 
 export interface ControlReply {
@@ -36,7 +38,7 @@ export interface ControlReply {
   location: string | null;
   body: Buffer;
   /** Why no complete reply was read; null when one was. */
-  failure: { kind: 'connect' | 'timeout' | 'too-large'; message: string } | null;
+  failure: { kind: 'connect' | 'timeout' | 'too-large' | 'aborted'; message: string } | null;
 }
 
 const rawPools = new Map<string, Http1Pool>();
@@ -128,6 +130,7 @@ export function controlRequest(url: URL, call: ControlCall): Promise<ControlRepl
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onAbort);
       if (failure !== null && collect.reply.failure === null) collect.reply.failure = failure;
       if (collect.reply.failure !== null) cancel();
       resolve(collect.done());
@@ -148,6 +151,9 @@ export function controlRequest(url: URL, call: ControlCall): Promise<ControlRepl
       end: () => settle(null),
       fail: (message) => settle({ kind: 'connect', message }),
     };
+    const onAbort = (): void => settle({ kind: 'aborted', message: `${what} was interrupted` });
+    if (call.signal?.aborted) return onAbort();
+    call.signal?.addEventListener('abort', onAbort, { once: true });
     cancel = url.protocol === 'https:' ? sendHttps(url, call, sink) : sendRaw(url, call, sink);
   });
 }

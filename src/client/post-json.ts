@@ -17,7 +17,7 @@ export async function postJson(
   baseUrl: string,
   path: string,
   body: unknown,
-  opts: { headers?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { headers?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<JsonAnswer> {
   const reply = await controlRequest(new URL(joinUrl(baseUrl, path)), {
     method: 'POST',
@@ -25,6 +25,7 @@ export async function postJson(
     body: JSON.stringify(body),
     timeoutMs: opts.timeoutMs ?? 30_000,
     maxBytes: DEFAULT_MAX_REPLY_BYTES,
+    signal: opts.signal,
   });
   if (reply.failure !== null) return { status: null, json: undefined, error: reply.failure.message };
   let json: unknown;

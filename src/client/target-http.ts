@@ -19,6 +19,11 @@ export interface TargetHttpOptions {
   timeoutMs?: number;
   /** Largest reply body read, in bytes (default 32 MiB); a bigger one is BG_E_REPLY_TOO_LARGE. */
   maxReplyBytes?: number;
+  /**
+   * The run's interrupt: once it aborts, every request of this client (in flight or new) ends at once
+   * with BG_E_ABORTED, so no wait on a busy or frozen server outlives a Ctrl-C.
+   */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -32,6 +37,7 @@ interface Call {
   body: string | undefined;
   deadlineMs: number;
   maxBytes: number;
+  signal: AbortSignal | undefined;
 }
 
 /** A request over the control channel; same-origin redirects followed here, any other is an error. */
@@ -45,6 +51,7 @@ async function requestSameOrigin(url: string, call: Call): Promise<{ reply: Cont
       body,
       timeoutMs: Math.max(1, call.deadlineMs - monoNowMs()),
       maxBytes: call.maxBytes,
+      signal: call.signal,
     });
     const { status, location } = reply;
     if (status === null || status < 300 || status > 399 || location === null || hop >= MAX_REDIRECTS)
@@ -67,6 +74,7 @@ function failureOf(reply: ControlReply, url: string, timeoutMs: number): HttpDoc
   if (f === null) return undefined;
   if (f.kind === 'timeout')
     return { code: 'BG_E_TOTAL_TIMEOUT', message: `${url} did not answer within ${timeoutMs} ms` };
+  if (f.kind === 'aborted') return { code: 'BG_E_ABORTED', message: `${url}: ${f.message}` };
   if (f.kind === 'too-large') return { code: 'BG_E_REPLY_TOO_LARGE', message: `${url}: ${f.message}` };
   return { code: 'BG_E_CONNECT', message: `could not connect to ${url} (${f.message})` };
 }
@@ -82,6 +90,7 @@ export function createTargetHttp(baseUrl: string, opts: TargetHttpOptions = {}):
       const url = joinUrl(baseUrl, path);
       const timeoutMs = reqOpts.timeoutMs ?? defaultTimeoutMs;
       const startMs = monoNowMs();
+      const signals = [opts.signal, reqOpts.signal].filter((x): x is AbortSignal => x !== undefined);
       try {
         const { reply } = await requestSameOrigin(url, {
           method: reqOpts.method ?? (reqOpts.body === undefined ? 'GET' : 'POST'),
@@ -89,6 +98,7 @@ export function createTargetHttp(baseUrl: string, opts: TargetHttpOptions = {}):
           body: reqOpts.body === undefined ? undefined : JSON.stringify(reqOpts.body),
           deadlineMs: startMs + timeoutMs,
           maxBytes,
+          signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
         });
         const elapsedMs = monoNowMs() - startMs;
         const error = failureOf(reply, url, timeoutMs);

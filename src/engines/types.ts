@@ -91,7 +91,7 @@ export interface TargetHttp {
   /** GET or POST a path; never throws for HTTP status, only returns it. `error` set on transport failure. */
   request(
     path: string,
-    opts?: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number },
+    opts?: { method?: 'GET' | 'POST'; body?: unknown; timeoutMs?: number; signal?: AbortSignal },
   ): Promise<HttpDoc>;
 }
 
@@ -103,7 +103,12 @@ export interface HttpDoc {
   /** Parsed JSON when the body is JSON (tolerant of bare Infinity/NaN); undefined otherwise. */
   json?: unknown;
   error?: {
-    code: 'BG_E_CONNECT' | 'BG_E_TOTAL_TIMEOUT' | 'BG_E_CROSS_ORIGIN_REDIRECT' | 'BG_E_REPLY_TOO_LARGE';
+    code:
+      | 'BG_E_CONNECT'
+      | 'BG_E_TOTAL_TIMEOUT'
+      | 'BG_E_CROSS_ORIGIN_REDIRECT'
+      | 'BG_E_REPLY_TOO_LARGE'
+      | 'BG_E_ABORTED';
     message: string;
   };
   elapsedMs: number;

@@ -27,12 +27,15 @@ export const silentProgress: ProgressView = {
   note() {},
 };
 
-function median(xs: number[]): number | null {
+function median(xs: Float64Array): number | null {
   if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
+  const s = xs.slice().sort();
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
+
+/** The live TTFT median is over the level's newest this many requests (a ring: memory does not grow with the level). */
+const RECENT_TTFTS = 2000;
 
 /** Running numbers of the current level and its one-line rendering. */
 function levelStats() {
@@ -43,7 +46,8 @@ function levelStats() {
   let done = 0;
   let errors = 0;
   let outTokens = 0;
-  let ttfts: number[] = [];
+  const ttfts = new Float64Array(RECENT_TTFTS);
+  let ttftCount = 0;
   return {
     start(
       levelIndex: number,
@@ -60,7 +64,7 @@ function levelStats() {
       done = 0;
       errors = 0;
       outTokens = 0;
-      ttfts = [];
+      ttftCount = 0;
     },
     /** False for warmup records (not counted). */
     add(r: RequestRecord): boolean {
@@ -69,14 +73,14 @@ function levelStats() {
       if (r.error) errors++;
       else {
         for (const n of r.chunkTokens) outTokens += n;
-        if (r.chunkMs.length > 0) ttfts.push(r.chunkMs[0] - r.sentMs);
+        if (r.chunkMs.length > 0) ttfts[ttftCount++ % RECENT_TTFTS] = r.chunkMs[0] - r.sentMs;
       }
       return true;
     },
     line(): string {
       const elapsedS = (performance.now() - startMs) / 1000;
       const tokS = elapsedS > 0 ? outTokens / elapsedS : 0;
-      const p50 = median(ttfts.length > 2000 ? ttfts.slice(-2000) : ttfts);
+      const p50 = median(ttfts.subarray(0, Math.min(ttftCount, RECENT_TTFTS)));
       let eta = '';
       if (total !== null && done > 0)
         eta = `ETA ${Math.max(0, ((total - done) * elapsedS) / done).toFixed(0)}s`;

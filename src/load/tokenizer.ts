@@ -57,6 +57,7 @@ export async function serverTokenizer(
   model: string,
   headers: Record<string, string> = {},
   requestFor: TokenizeRequestFor = defaultTokenizeRequest,
+  signal?: AbortSignal,
 ): Promise<PromptTokenizer | null> {
   const where = `${baseUrl.replace(/\/\/[^@/]*@/, '//')}${requestFor(model, '').path}`;
   let lastFailure = '';
@@ -64,7 +65,7 @@ export async function serverTokenizer(
     const req = requestFor(model, text);
     // over the control channel: prompts counted in parallel share its two connections, and a kept-alive
     // socket the server closed while idle is retried there on a fresh one
-    const doc = await postJson(baseUrl, req.path, req.body, { headers });
+    const doc = await postJson(baseUrl, req.path, req.body, { headers, signal });
     if (doc.status !== 200) {
       lastFailure = doc.error ?? `HTTP ${doc.status}`;
       return null;
@@ -154,8 +155,11 @@ export async function chooseTokenizer(
   model: string,
   localTokenizerPath: string | undefined,
   requestFor: TokenizeRequestFor = defaultTokenizeRequest,
+  signal?: AbortSignal,
 ): Promise<PromptTokenizer> {
-  const server = await serverTokenizer(baseUrl, model, headers, requestFor);
+  const server = await serverTokenizer(baseUrl, model, headers, requestFor, signal);
+  if (signal?.aborted)
+    throw new BenchgateError('BG_E_ABORTED', 'interrupted while the tokenizer was chosen.');
   if (server) return server;
   if (localTokenizerPath) return localTokenizer(localTokenizerPath);
   return approximateTokenizer('the server has no /tokenize endpoint and no local tokenizer was named');

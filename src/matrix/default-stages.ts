@@ -31,6 +31,7 @@ export function defaultStages(): MatrixStages {
         planPath: a.planPath,
         progress: { ...silentProgress, note: (l: string) => a.onProgress(l) },
         beforeLoad: async () => a.checkpoint,
+        signal: a.signal,
       });
     },
     driftCheck: checkDrift,

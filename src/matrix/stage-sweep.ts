@@ -94,6 +94,7 @@ async function openConfigSession(r: ConfigRun) {
       planPath: m.planPath,
       checkpoint: need(r.checkpoint, 'a passed checkpoint'),
       onProgress: (l: string) => m.progress(`  ${config.name}: ${l}`),
+      signal: m.signal,
     });
   } catch (e) {
     return fail(

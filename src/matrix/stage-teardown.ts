@@ -13,6 +13,12 @@ import { checkPreviousGroup } from './leftovers.js';
 import { recordedLaunch } from './stage-launch.js';
 import { tearDown } from './teardown.js';
 
+/**
+ * After Ctrl-C or SIGTERM the user is waiting: the server gets at most this long to exit on its stop
+ * signal before SIGKILL (a frozen server would otherwise hold the stop for the plan's whole grace).
+ */
+export const INTERRUPTED_GRACE_S = 1;
+
 /** True when there is a server to clean up after: launched by this run, or, in a clean-up re-entry, recorded by the run a kill cut short. */
 export const launchedSomething = (r: ConfigRun): boolean =>
   r.server !== null || (r.finishingCleanup && recordedLaunch(r) !== null);
@@ -29,11 +35,12 @@ export async function tearDownServer(r: ConfigRun): Promise<void> {
   const host = await hostFor(r);
   if (!host) return;
   if (!r.server) return finishRecordedTeardown(r, host);
+  const graceS = m.signal.aborted ? Math.min(config.stop.graceS, INTERRUPTED_GRACE_S) : config.stop.graceS;
   const td = await tearDown(host, r.server.proc, {
     port: config.port,
     signal: config.stop.signal,
     command: config.stop.command,
-    graceS: config.stop.graceS,
+    graceS,
   }).catch((e: Error) => ({
     clean: false,
     message: `tear-down failed: ${e.message}`,
@@ -42,7 +49,7 @@ export async function tearDownServer(r: ConfigRun): Promise<void> {
   untrackLaunched(r.server.proc);
   if (td.escalatedToKill)
     r.warnings.push(
-      `the server did not stop within ${config.stop.graceS} s of ${config.stop.signal}; SIGKILL sent to its process group.`,
+      `the server did not stop within ${graceS} s of ${config.stop.signal}${graceS < config.stop.graceS ? ' (shortened by the interrupt)' : ''}; SIGKILL sent to its process group.`,
     );
   if (!td.clean && td.message) r.warnings.push(td.message);
   for (const w of r.warnings) m.log(`  ! ${w}`);

@@ -16,6 +16,8 @@ export interface OpenSessionArgs {
   /** The checkpoint that already passed; the session's gate returns it instead of checking again. */
   checkpoint: CheckpointOutcome;
   onProgress: (line: string) => void;
+  /** The matrix's interrupt: the session's waits on the server end with it. */
+  signal: AbortSignal;
 }
 
 export interface MatrixStages {

@@ -64,14 +64,24 @@ export async function sweepLevels(
   // repeated trials run the whole sweep again (1 2 3, 1 2 3), each trial a level of its own
   const order = trialOrder(plan.load.levels.length, plan.load.trials);
   for (let li = 0; li < order.length && !o.signal.aborted; li++) {
-    const r = await session.runLevel(li, {
-      store,
-      signal: o.signal,
-      afterLevel: o.afterLevel,
-      beforeSend: li === 0 ? o.beforeFirstSend : undefined,
-      trial: order[li],
-    });
+    const r = await session
+      .runLevel(li, {
+        store,
+        signal: o.signal,
+        afterLevel: o.afterLevel,
+        beforeSend: li === 0 ? o.beforeFirstSend : undefined,
+        trial: order[li],
+      })
+      .catch((e: unknown) => {
+        // a level cut while it was prepared (its prompts counted by a server that froze): an interrupt
+        if (o.signal.aborted && !store.writeError) return null;
+        throw e;
+      });
     if (store.writeError) throw store.writeError;
+    if (r === null) {
+      sweep.interrupted = true;
+      return;
+    }
     sweep.levels.push(r.summary);
     sweep.interrupted = r.interrupted;
     if (sweep.interrupted) return;

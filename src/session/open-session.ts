@@ -24,7 +24,7 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   const { plan, url, headers } = opts;
   const progress = opts.progress ?? silentProgress;
   const timeouts = streamTimeouts(plan);
-  const rawHttp = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs });
+  const rawHttp = createTargetHttp(url, { headers, timeoutMs: timeouts.connectMs, signal: opts.signal });
   const http = listingOnce(rawHttp);
   const gate = await passGate(opts, progress);
   const { engine, adapter, model } = await detectTarget(
@@ -38,8 +38,15 @@ export async function openSession(opts: OpenSessionOptions): Promise<Session> {
   let tokenizer: PromptTokenizer;
   try {
     const smokeParams = params({ prompt: 'Say hello.', inputTokens: 3, outputTokens: 2 });
-    await smoke({ url, adapter, headers, timeouts, progress }, smokeParams);
-    tokenizer = await chooseTokenizer(url, headers, model, plan.workload.tokenizer, adapter.tokenizeRequest);
+    await smoke({ url, adapter, headers, timeouts, progress, signal: opts.signal }, smokeParams);
+    tokenizer = await chooseTokenizer(
+      url,
+      headers,
+      model,
+      plan.workload.tokenizer,
+      adapter.tokenizeRequest,
+      opts.signal,
+    );
   } catch (e) {
     // the checkpoint passed: keep its evidence in a run directory with the failure
     if (gate.checkpoint && opts.failureOutDir && e instanceof BenchgateError)

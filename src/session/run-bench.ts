@@ -170,6 +170,7 @@ export async function runBench(opts: RunBenchOptions): Promise<RunBenchResult> {
       beforeLoad: opts.beforeLoad,
       shard,
       failureOutDir: plan.output,
+      signal: opts.signal,
     });
     const baseName = plan.name ?? 'bench';
     const name = shard ? shardRunName(baseName, shard) : baseName;

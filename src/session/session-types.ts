@@ -43,6 +43,11 @@ export interface OpenSessionOptions {
   beforeLoad?: (ctx: { url: string }) => Promise<BeforeLoadResult>;
   /** Send only this shard's share of every level (bench with JOB_COMPLETION_INDEX). */
   shard?: Shard | null;
+  /**
+   * The run's interrupt: every wait on the target after it (telemetry, counters, cache flush, the
+   * re-checks between levels, the smoke request, the tokenizer) ends at once instead of at its timeout.
+   */
+  signal?: AbortSignal;
 }
 
 /** A level that stopped on its error rate (BG_E_LEVEL_ERROR_RATE) or after a failed re-check. */

@@ -28,6 +28,8 @@ export interface SmokeTarget {
   headers: Record<string, string>;
   timeouts: StreamTimeouts;
   progress: ProgressView;
+  /** The run's interrupt: the smoke request and its back-off end with it. */
+  signal?: AbortSignal;
 }
 
 /** One short request proves the endpoint streams; throws after SMOKE_ATTEMPTS failures in a row. */
@@ -35,6 +37,7 @@ export async function smoke(t: SmokeTarget, params: GenerationParams): Promise<v
   const req = t.adapter.requestFor(params);
   for (let attempt = 1; ; attempt++) {
     const failure = await smokeOnce(t, req, params);
+    if (t.signal?.aborted) throw new BenchgateError('BG_E_ABORTED', 'interrupted during the smoke request.');
     if (failure === null) return;
     if (attempt >= SMOKE_ATTEMPTS) {
       throw new BenchgateError(
@@ -46,7 +49,10 @@ export async function smoke(t: SmokeTarget, params: GenerationParams): Promise<v
     t.progress.note(
       `benchgate: the first request failed (${failure.message.slice(0, 120)}); trying again in ${waitMs} ms`,
     );
-    await new Promise((r) => setTimeout(r, waitMs));
+    await new Promise<void>((r) => {
+      const timer = setTimeout(r, waitMs);
+      t.signal?.addEventListener('abort', () => r(clearTimeout(timer)), { once: true });
+    });
   }
 }
 
@@ -65,6 +71,7 @@ async function smokeOnce(
     levelIndex: -1,
     warmup: true,
     requestedOutputTokens: params.maxTokens,
+    signal: t.signal,
   });
   if (r.error && SMOKE_FATAL.has(r.error.code as ErrorCode)) {
     return { code: r.error.code as ErrorCode, message: r.error.message };

@@ -12,6 +12,11 @@ export interface RecordRunOptions {
   /** Where lines for the user go (stderr). */
   note: (line: string) => void;
   env?: Record<string, string | undefined>;
+  /**
+   * The run was stopped by Ctrl-C or SIGTERM: the store is not opened (opening and indexing it takes
+   * seconds on a busy host, and the user asked to stop now); the note says how to add the run later.
+   */
+  interrupted?: boolean;
 }
 
 /** Adds the runs in `dirs` (run, matrix or results directories) to the store; never throws. */
@@ -19,6 +24,12 @@ export async function recordRuns(dirs: readonly string[], opts: RecordRunOptions
   // BENCHGATE_STORE=off: the user keeps run directories only (benchgate index can still build a store later)
   if ((opts.env ?? process.env).BENCHGATE_STORE?.toLowerCase() === 'off') return;
   const loc = storeLocation({ results: opts.results }, opts.env);
+  if (opts.interrupted) {
+    opts.note(
+      `benchgate: the interrupted run was not added to the results store ${loc.path} (so the stop is not held up); \`benchgate index ${opts.results}\` adds it.`,
+    );
+    return;
+  }
   try {
     const { db } = await openStore(loc, opts.note);
     try {

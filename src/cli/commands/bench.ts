@@ -166,12 +166,19 @@ async function benchAction(planPath: string | undefined, o: BenchFlags): Promise
         beforeLoad: gate.beforeLoad,
         afterLevel: gate.afterLevel,
       });
-      await recordRuns([result.runDir], { results: plan.output, note: noteToStderr });
+      await recordRuns([result.runDir], {
+        results: plan.output,
+        note: noteToStderr,
+        interrupted: result.interrupted,
+      });
       if (o.json)
         process.stdout.write(
-          `${JSON.stringify({ ...withholdUnsupported(result.summary), validity: result.validity }, null, 2)}\n`,
+          `${JSON.stringify({ ...withholdUnsupported(result.summary), validity: result.validity }, null, 2)}
+`,
         );
-      else process.stdout.write(`${levelTable(result.summary, result.validity)}results: ${result.runDir}\n`);
+      else
+        process.stdout.write(`${levelTable(result.summary, result.validity)}results: ${result.runDir}
+`);
       return result.interrupted ? interruptExit() : benchExitCode(result);
     } finally {
       await host.close();

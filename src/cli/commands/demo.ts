@@ -76,7 +76,11 @@ export function registerDemo(program: Command): void {
               stages: defaultStages(),
               signal,
             });
-            await recordRuns([result.matrixDir], { results: flags.out, note: noteToStderr });
+            await recordRuns([result.matrixDir], {
+              results: flags.out,
+              note: noteToStderr,
+              interrupted: result.cancelled,
+            });
             if (result.comparison) io.print(result.comparison.text);
             io.print(renderMatrixSummary(plan, result));
             if (result.comparison?.htmlPath) io.print(`HTML report: ${result.comparison.htmlPath}`);

@@ -1,7 +1,7 @@
 // `benchgate run` under faults of its own process, with the real CLI launching the simulator as real
 // child processes: a failed load worker fails its configs and the run still ends with the matrix summary
-// (printed and written to the matrix directory), and a double Ctrl-C quits at once without leaving the
-// launched server running.
+// (printed and written to the matrix directory), a double Ctrl-C quits at once without leaving the
+// launched server running, and a single Ctrl-C ends even a frozen launched server promptly.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -91,6 +91,40 @@ describe('benchgate run when its own process fails or is interrupted twice', () 
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
+    expect(await until(async () => (await pidsWithMarker(marker)).length === 0, 5000)).toBe(true);
+  }, 240_000);
+
+  it('ends a launched server that froze at the first Ctrl-C: exit 130 long before its 30 s stop grace', async () => {
+    const marker = uniqueMarker();
+    const [port] = await freeLoopbackPorts(1);
+    const path = await writePlan('frozen', {
+      ...base,
+      name: 'frozen',
+      load: { kind: 'concurrency', levels: [2], requests: 5000 },
+      configs: [simConfig({ name: 'a', port: port!, marker, timeScale: 20 })],
+    });
+    const { child, done } = startCli(['run', path, '--yes']);
+    const out = join(dir, 'frozen');
+    const sweeping = await until(async () => {
+      const [m] = existsSync(out) ? readdirSync(out) : [];
+      const st = m ? (await readMatrixState(join(out, m)).catch(() => null))?.configs.a : undefined;
+      return st?.stage === 'sweep' && existsSync(join(out, m!, 'a', 'levels', '00', 'requests.jsonl'));
+    }, 120_000);
+    expect(sweeping).toBe(true);
+    const pids = await pidsWithMarker(marker);
+    expect(pids.length).toBeGreaterThan(0);
+    // frozen: it holds its connections and answers nothing, not even its stop signal (only SIGKILL ends it)
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    const signalledAt = Date.now();
+    child.kill('SIGINT');
+    const r = await done;
+    // the plan's stop grace is 30 s and the telemetry and counter reads would each wait 5 s for the frozen
+    // server: an exit within 20 s means none of them held the stop (measured: under 3 s on an idle host)
+    expect(Date.now() - signalledAt).toBeLessThan(20_000);
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(
+      /did not stop within 1 s of SIGTERM \(shortened by the interrupt\); SIGKILL sent/,
+    );
     expect(await until(async () => (await pidsWithMarker(marker)).length === 0, 5000)).toBe(true);
   }, 240_000);
 });

@@ -47,7 +47,7 @@ function runAgainstTarget(plan: Plan, planPath: string, flags: RunFlags, io: Mat
       onProgress: io.progress,
       json: flags.json ?? false,
     });
-    await recordRuns([r.runDir], { results: plan.output, note: noteToStderr });
+    await recordRuns([r.runDir], { results: plan.output, note: noteToStderr, interrupted: r.interrupted });
     if (flags.json)
       process.stdout.write(
         `${JSON.stringify({ runDir: r.runDir, comparison: r.comparison?.json ?? null }, null, 2)}\n`,
@@ -81,7 +81,11 @@ function runConfigs(plan: Plan, planPath: string, flags: RunFlags, io: MatrixCon
       stages: defaultStages(),
       signal,
     });
-    await recordRuns([result.matrixDir], { results: dirname(result.matrixDir), note: noteToStderr });
+    await recordRuns([result.matrixDir], {
+      results: dirname(result.matrixDir),
+      note: noteToStderr,
+      interrupted: result.cancelled,
+    });
     if (flags.json) {
       process.stdout.write(
         `${JSON.stringify({ schema: 'benchgate.matrix/1', ...result, comparison: result.comparison?.json ?? null }, null, 2)}\n`,
