@@ -105,5 +105,12 @@ export async function withInterrupt<T>(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // stopped and cleaned up: a further signal while the last lines are written quits with the stop's code,
+    // never by the signal's default (which would end the process with no exit code at all)
+    if (ac.signal.aborted) {
+      const quit = () => process.exit(INTERRUPT_EXIT[received]);
+      process.once('SIGINT', quit);
+      process.once('SIGTERM', quit);
+    }
   }
 }

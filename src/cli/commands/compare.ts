@@ -163,13 +163,9 @@ function withOutputOptions(cmd: Command, iterationsHelp: string): Command {
     .option('--iterations <n>', iterationsHelp, '2000');
 }
 
-export function registerCompare(program: Command): void {
-  const compare = program
-    .command('compare')
-    .description(
-      'Compare runs level by level: ratios to a baseline with bootstrap CIs, crossovers, verdicts, config differences.',
-    )
-    .argument('<run-dirs...>', 'run directories (the first is the baseline unless --baseline names another)')
+/** What compare alone takes: the baseline, metrics, minimum effect, declared differences and run-to-run noise. */
+function withCompareOptions(cmd: Command): Command {
+  return cmd
     .option('--baseline <name>', 'run name to compare against (a plan name or directory name)')
     .option(
       '--metric <names>',
@@ -190,6 +186,16 @@ export function registerCompare(program: Command): void {
       '--run-noise <percent>',
       'run-to-run spread (standard deviation, percent) measured elsewhere, for runs of one trial; default: from earlier runs of the same config, workload and host in the results store',
     );
+}
+
+export function registerCompare(program: Command): void {
+  const compare = program
+    .command('compare')
+    .description(
+      'Compare runs level by level: ratios to a baseline with bootstrap CIs, crossovers, verdicts, config differences.',
+    )
+    .argument('<run-dirs...>', 'run directories (the first is the baseline unless --baseline names another)');
+  withCompareOptions(compare);
   withStoreOptions(compare);
   withOutputOptions(compare, 'bootstrap resamples per level, metric and run').action(
     action(async (dirs: string[], flags: OutputFlags & CompareFlags) => emit(dirs, flags)),

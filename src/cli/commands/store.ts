@@ -8,7 +8,7 @@ import { indexRoots } from '../../store/index-runs.js';
 import { readOnlyQuery } from '../../store/query.js';
 import { configValues } from '../../store/run-config.js';
 import { listRuns } from '../../store/run-query.js';
-import { openStore, openStoreReadOnly } from '../../store/store.js';
+import { openStore, openStoreReadOnly, storeLocation } from '../../store/store.js';
 import { textTable } from '../../store/text-table.js';
 import { action } from '../action.js';
 import {
@@ -30,7 +30,11 @@ function parseFormat(v: string, allowed: readonly string[]): string {
 }
 
 async function indexCommand(dirs: string[], flags: StoreFlags): Promise<number> {
-  const loc = locationOf(flags);
+  // `index RESULTS_DIR` alone builds that directory's own store (as the store's errors say to run it)
+  const envStore = process.env.BENCHGATE_STORE;
+  const oneDir =
+    dirs.length === 1 && !flags.results && !flags.store && (!envStore || envStore.toLowerCase() === 'off');
+  const loc = oneDir ? storeLocation({ results: dirs[0] }) : locationOf(flags);
   const given = dirs.map((d) => resolve(d));
   const { db, rebuilt } = await openStore({ ...loc, roots: given.length ? given : loc.roots }, noteToStderr);
   try {
