@@ -18,7 +18,12 @@ export interface DemoPlanOptions {
   outputTokens?: number;
   inputTokens?: number;
   levelDuration?: string;
+  /** Interleaved rounds of every config (default DEMO_TRIALS). */
+  trials?: number;
 }
+
+/** Rounds the demo runs: two paired rounds are the fewest that carry their own run-to-run noise. */
+export const DEMO_TRIALS = 2;
 
 export const STORY_MODEL = 'story/moe-0.5t-int4';
 export const STORY_DRAFT = 'story/moe-0.5t-eagle3-draft';
@@ -187,12 +192,15 @@ export async function buildDemoPlan(o: DemoPlanOptions): Promise<Plan> {
     },
     // Each level ends after `requests` or `duration`, whichever comes first: low levels are time-bound,
     // the top level sends one request per stream (one wave for the baseline, four for the capped configs).
+    // Two interleaved rounds (A B C, A B C): a verdict between one-trial runs needs a run-to-run noise
+    // estimate the demo does not have, while paired rounds carry their own (docs/verdicts.md).
     load: {
       kind: 'concurrency',
       levels: o.levels ?? STORY_LEVELS,
       requests: o.requests ?? 192,
-      duration: o.levelDuration ?? '3s',
+      duration: o.levelDuration ?? '2s',
       warmup: 0,
+      trials: o.trials ?? DEMO_TRIALS,
     },
     output: o.output,
     expect: { config: { tp_size: 8, model: STORY_MODEL }, wait: '10s', smoke: true },
