@@ -16,7 +16,8 @@ export const FIRST_SCREEN_CSS = `
 #first-screen { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: flex-start; margin: 6px 0 10px; }
 #first-screen .answer { flex: 1 1 380px; min-width: 320px; }
 #first-screen figure.chart { flex: 1 1 480px; margin: 0; }
-#answer td, #answer th { font-size: 0.95em; white-space: nowrap; }
+#answer td, #answer th { font-size: 0.95em; } #answer td:last-child { white-space: nowrap; }
+#first-screen .answer { overflow-x: auto; }
 #answer .best { font-weight: bold; }
 .status-badge { display: inline-block; padding: 1px 8px; border-radius: 9px; color: #fff; font-weight: bold; font-size: 0.85em; }
 .status-valid { background: #2e7d32; } .status-suspect { background: #c77700; } .status-invalid { background: #c62828; }
