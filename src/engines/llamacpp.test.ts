@@ -42,6 +42,12 @@ describe('llama.cpp live endpoints (speculating server)', () => {
     expect(facts['llamacpp.params.speculative.types']).toBeUndefined();
     expect(facts['llamacpp.params.temperature']).toBeDefined();
   });
+
+  it('does not take the per-start random media_marker as configuration', async () => {
+    const { facts } = await llamacppAdapter.readLive(createTargetHttp(server.url));
+    expect(JSON.parse(fixture('props-spec.json')).media_marker).toMatch(/^<__media_/);
+    expect(facts['llamacpp.media_marker']).toBeUndefined();
+  });
 });
 
 describe('llama.cpp live endpoints (no speculation)', () => {

@@ -62,6 +62,13 @@ function readSlots(json: unknown[], facts: ConfigFacts, raw: Record<string, unkn
   }
 }
 
+/**
+ * /props keys that are not configuration: the chat template (read elsewhere), the generation defaults (read
+ * key by key), and `media_marker`, a random string drawn at each start (b10587): as a fact it made every
+ * comparison across two starts of one configuration "not apples to apples".
+ */
+const PROPS_NOT_CONFIG = new Set(['chat_template', 'default_generation_settings', 'media_marker']);
+
 async function readLive(http: TargetHttp): Promise<LiveReading> {
   const raw: Record<string, unknown> = {};
   const facts: ConfigFacts = {};
@@ -86,8 +93,7 @@ async function readLive(http: TargetHttp): Promise<LiveReading> {
     const gen = isRecord(p.default_generation_settings) ? p.default_generation_settings : {};
     if (typeof gen.n_ctx === 'number' && gen.n_ctx > 0) setFact(facts, 'context_length', gen.n_ctx, src);
     const native: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(p))
-      if (k !== 'chat_template' && k !== 'default_generation_settings') native[k] = v;
+    for (const [k, v] of Object.entries(p)) if (!PROPS_NOT_CONFIG.has(k)) native[k] = v;
     setNativeFacts(facts, 'llamacpp', redactDeep(native), src);
     if (isRecord(gen.params)) {
       // params["speculative.types"] reads "none" even while the server speculates: never a fact
