@@ -249,7 +249,7 @@ const CASES: Case[] = [
     name: 'llama.cpp: -c over -np slots, but the whole -c per slot with one unified KV buffer (-kvu)',
     adapter: llamacppAdapter,
     argv: ['llama-server', '-m', 'm.gguf', '-c', '32768', '-np', '4', '-kvu'],
-    facts: { context_length: 32768, max_running_requests: 4 },
+    facts: { context_length: 32768, max_running_requests: 4, 'speculative.draft_model': null },
   },
   {
     name: 'TGI: --max-total-tokens and --max-batch-prefill-tokens survive redaction',

@@ -162,7 +162,10 @@ function speculativeFacts(
   live: LiveHints,
 ): void {
   const draftModel = v('spec_draft_model') ?? v('spec_draft_hf');
-  setFact(facts, 'speculative.draft_model', draftModel, at('spec_draft_model'));
+  // a llama-server command line (and environment) without -md / --hf-repo-draft has no draft model: absent
+  if (draftModel === undefined)
+    setFact(facts, 'speculative.draft_model', null, `${source} (no -md or draft repo)`, true);
+  else setFact(facts, 'speculative.draft_model', draftModel, at('spec_draft_model'));
   const types = specTypes(v('spec_type')) ?? (v('spec_default') === true ? 'ngram-mod' : null);
   // `--spec-type none` with -md is read like no --spec-type: builds before b9474 enabled the draft anyway
   if (types !== null) {

@@ -164,7 +164,8 @@ describe('llama.cpp command line', () => {
   it('no draft model and no --spec-type: algorithm absent, not unknown', () => {
     const f = read(['-m', 'main.gguf', '-np', '4', '-c', '2048']);
     expect(f['speculative.algorithm'].value).toBeNull();
-    expect(f['speculative.draft_model']).toBeUndefined();
+    // no -md on the command line is no draft model (absent), so `{ absent: true }` can pass (issue 30 item 7)
+    expect(f['speculative.draft_model']).toMatchObject({ value: null, inferred: true });
     expect(f.context_length).toMatchObject({ value: 512, inferred: true });
   });
 

@@ -85,4 +85,26 @@ describe('the lossless check by default', () => {
     const l = matrixLossless(plan(spec, { lossless: { baseline: 'b', prompts: 4 } } as Partial<PlanInput>));
     expect(l).toMatchObject({ baseline: 'b', why: "the plan's lossless section", spec: { prompts: 4 } });
   });
+
+  it('turns on for llama.cpp plain vs -md without --spec-type, and for a declared { present: true }', () => {
+    const llama = (extra: string[]) => ['-m', 'main.gguf', '--port', '8080', ...extra];
+    const p = plan(
+      [
+        config('plain', 'llama-server', llama([])),
+        config('draft', 'llama-server', llama(['-md', 'draft.gguf'])),
+      ],
+      { target: { engine: 'llamacpp' } },
+    );
+    expect(matrixLossless(p)?.baseline).toBe('plain');
+    const declared = plan(
+      [
+        config('plain', 'python3', sglang()),
+        config('spec', 'python3', sglang(), {
+          expect: { config: { 'speculative.algorithm': { present: true } } },
+        }),
+      ],
+      { target: { engine: 'sglang' } },
+    );
+    expect(matrixLossless(declared)?.baseline).toBe('plain');
+  });
 });

@@ -32,14 +32,24 @@ export function speculativeSettings(plan: Plan, config: ConfigSpec): Settings {
     }
     const found: Settings = {};
     for (const [k, f] of Object.entries(facts)) if (isSpec(k) && f.value !== null) found[k] = f.value;
+    // a draft model on the launch line speculates whatever the build (llama.cpp's -md without --spec-type:
+    // the reader leaves the algorithm to live evidence, but the answers may still change)
+    const drafting =
+      found['speculative.algorithm_if_active'] ?? (found['speculative.draft_model'] ? 'DRAFT' : undefined);
+    if (found['speculative.algorithm'] === undefined && drafting !== undefined)
+      found['speculative.algorithm'] = drafting;
     if (found['speculative.algorithm'] !== undefined) {
       fromArgv = found;
       break;
     }
   }
   const declared: Settings = {};
-  for (const [k, v] of Object.entries(mergeExpect(plan.expect, config.expect).config))
-    if (isSpec(k) && v !== null && typeof v !== 'object') declared[k] = v as string | number | boolean;
+  for (const [k, v] of Object.entries(mergeExpect(plan.expect, config.expect).config)) {
+    if (!isSpec(k) || v === null) continue;
+    if (typeof v !== 'object') declared[k] = v as string | number | boolean;
+    // `{ present: true }` declares the setting without its value: it counts as speculation all the same
+    else if ('present' in v && v.present === true) declared[k] = 'present';
+  }
   const all = { ...fromArgv, ...declared };
   // spec v2 and friends alone are no speculation: only an algorithm makes the settings count
   return all['speculative.algorithm'] === undefined ? {} : all;
